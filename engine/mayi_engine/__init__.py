@@ -1,0 +1,1 @@
+"""Pure-Python rules engine for May I and Shanghai (contract rummy)."""

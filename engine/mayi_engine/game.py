@@ -1,0 +1,919 @@
+"""Transitions: start a game, list legal moves, check and apply a move.
+
+The four entry points follow one source of truth for legality: :func:`play`
+checks a move while applying it to a copy (raising before anything is kept),
+:func:`check_move` and :func:`is_legal` call it, and :func:`legal_moves` is
+tested to agree with it on random states.
+
+>>> from .rules import MAY_I
+>>> state = new_game(MAY_I, ["Ann", "Bob", "Cy"], seed=bytes(32))
+>>> state.phase.value, state.actor
+('first_offer', 0)
+>>> state = apply_move(state, 0, Pass())
+>>> state.actor
+1
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Sequence
+from typing import Any
+
+from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
+from .errors import ConfigError, IllegalMoveError, MayIError
+from .melds import BOOK, RUN, Meld, candidate_cards, lay_off_card, lay_off_options, meld_json, read_meld
+from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
+from .rng import KeyedRandom, new_seed
+from .rules import Contract, Rules
+from .solver import find_contract
+from .state import Phase, RoundResult, State
+
+Event = dict[str, Any]
+
+#: Most decisions one Timeout move plays for absent seats before returning.
+MAX_TIMEOUT_STEPS_PER_SEAT = 4
+
+
+# ---------------------------------------------------------------------------
+# Starting a game
+
+
+def new_game(
+    rules: Rules,
+    names: Sequence[str],
+    seed: bytes | None = None,
+    *,
+    now: float = 0.0,
+    stacked: Sequence[Sequence[int] | None] | None = None,
+    start_round: int = 1,
+) -> State:
+    """Deal the first round of a new game.
+
+    ``seed`` defaults to a fresh secret one. Test tables may give ``stacked``, the
+    top of the stock of each round (top first; the rest of the decks is shuffled
+    below), and a ``start_round``.
+    """
+    return start_game(rules, names, seed, now=now, stacked=stacked, start_round=start_round)[0]
+
+
+def start_game(
+    rules: Rules,
+    names: Sequence[str],
+    seed: bytes | None = None,
+    *,
+    now: float = 0.0,
+    stacked: Sequence[Sequence[int] | None] | None = None,
+    start_round: int = 1,
+) -> tuple[State, list[Event]]:
+    """:func:`new_game`, also returning the events of the deal."""
+    n = len(names)
+    if not rules.min_players <= n <= rules.max_players:
+        raise ConfigError(
+            "validation_error", f"{rules.title} is for {rules.min_players} to {rules.max_players} players, not {n}"
+        )
+    if not 1 <= start_round <= len(rules.rounds):
+        raise ConfigError("validation_error", f"start_round must be 1 to {len(rules.rounds)}, not {start_round}")
+    stacks = tuple(None if x is None else tuple(x) for x in (stacked or ()))
+    if len(stacks) > len(rules.rounds):
+        raise ConfigError("validation_error", f"stacked_decks has {len(stacks)} rounds; {rules.title} has {len(rules.rounds)}")
+    decks = rules.decks_for(n)
+    full = counts_of(build_decks(decks))
+    for i, stack in enumerate(stacks):
+        if stack is None:
+            continue
+        counts = counts_of(stack)
+        extra = [c for c in set(stack) if counts[c] > full[c]]
+        if extra:
+            raise ConfigError(
+                "validation_error",
+                f"stacked_decks[{i}] holds more of {', '.join(card_codes(sorted(extra)))} than {decks} decks have",
+            )
+    state = State(
+        rules=rules,
+        seed=seed if seed is not None else new_seed(),
+        names=tuple(names),
+        round=start_round,
+        phase=Phase.DRAW,
+        turn=0,
+        actor=0,
+        hands=((),) * n,
+        stock=(),
+        discard=(),
+        melds=(),
+        down=(False,) * n,
+        claims_used=(0,) * n,
+        totals=(0,) * n,
+        timeouts=(0,) * n,
+        absent=(False,) * n,
+        stacked=stacks,
+        start_round=start_round,
+    )
+    events: list[Event] = []
+    _deal(state, now, events)
+    return state, events
+
+
+def _deal(s: State, now: float, events: list[Event]) -> None:
+    rules = s.rules
+    n = s.players
+    spec = rules.rounds[s.round - 1]
+    cards = build_decks(rules.decks_for(n))
+    stack = s.stacked[s.round - 1] if s.round - 1 < len(s.stacked) else None
+    top: list[int] = []
+    if stack:
+        top = list(stack)
+        for c in top:
+            cards.remove(c)
+    KeyedRandom(s.seed, f"deal/{s.round}").shuffle(cards)
+    order = top + cards  # top first
+    first = s.first_player
+    hands: list[list[int]] = [[] for _ in range(n)]
+    pos = 0
+    for _ in range(spec.deal):
+        for k in range(n):
+            hands[(first + k) % n].append(order[pos])
+            pos += 1
+    rest = order[pos:]
+    upcard = rest.pop(0)
+    buried = []
+    while upcard == JOKER and rules.bury_joker_upcard and any(c != JOKER for c in rest):
+        rest.append(upcard)
+        buried.append(upcard)
+        upcard = rest.pop(0)
+    rest.reverse()  # stored with the top card last
+    s.hands = tuple(tuple(sorted(h)) for h in hands)
+    s.stock = tuple(rest)
+    s.discard = (upcard,)
+    s.melds = ()
+    s.down = (False,) * n
+    s.claims_used = (0,) * n
+    s.claims = ()
+    s.passes = ()
+    s.went_down = False
+    s.held = -1
+    s.reshuffles = 0
+    s.turn = first
+    s.actor = first
+    s.discarder = -1
+    events.append(
+        _event(
+            "round_started",
+            None,
+            round=s.round,
+            dealer=s.dealer,
+            first=first,
+            contract=_contract_json(spec.contract),
+            deal=spec.deal,
+            upcard=card_code(upcard),
+            jokers_buried=len(buried),
+        )
+    )
+    for seat in range(n):
+        events.append(_event("dealt", seat, private={"hand": card_codes(s.hands[seat])}))
+    if rules.first_upcard_offer:
+        s.phase = Phase.FIRST_OFFER
+        s.claim_closes_at = None
+        _set_turn_deadline(s, now)
+    else:
+        _open_window(s, now)
+
+
+def _contract_json(contract: Contract) -> dict[str, Any]:
+    return {
+        "books": contract.books,
+        "runs": contract.runs,
+        "all_cards": contract.all_cards,
+        "text": contract.describe(),
+    }
+
+
+def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, **data: Any) -> Event:
+    event: Event = {"type": kind, "seat": seat, "data": data}
+    if private is not None:
+        event["private"] = private
+    return event
+
+
+# ---------------------------------------------------------------------------
+# Public entry points
+
+
+def apply_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> State:
+    """The state after ``seat`` plays ``move`` at time ``now`` (raises if illegal)."""
+    return play(state, seat, move, now)[0]
+
+
+def check_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> None:
+    """Raise the :class:`MayIError` that ``move`` would meet, or return if it is legal."""
+    play(state, seat, move, now)
+
+
+def is_legal(state: State, seat: int | None, move: Move, now: float = 0.0) -> bool:
+    try:
+        play(state, seat, move, now)
+    except MayIError:
+        return False
+    return True
+
+
+def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[State, list[Event]]:
+    """Apply ``move`` for ``seat`` at ``now``: the new state and the events it made.
+
+    ``seat`` is ``None`` only for :class:`Timeout`, which the service (not a player) plays.
+    """
+    if state.phase is Phase.FINISHED:
+        raise IllegalMoveError("game_over", "The game is over")
+    s = state.clone()
+    s.moves += 1
+    events: list[Event] = []
+    if isinstance(move, Timeout):
+        _timeout(s, now, events)
+        return s, events
+    if seat is None or not 0 <= seat < s.players:
+        raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
+    match move:
+        case DrawStock():
+            _draw_stock(s, seat, now, events)
+        case TakeDiscard():
+            _take_discard(s, seat, now, events)
+        case Claim():
+            _claim(s, seat, now, events)
+        case Pass():
+            _pass(s, seat, now, events)
+        case Discard(card):
+            _discard(s, seat, card, now, events)
+        case GoDown(melds, lay_offs):
+            _go_down(s, seat, melds, lay_offs, now, events)
+        case LayOff(parts):
+            _own_turn(s, seat, "lay off")
+            _lay_off(s, seat, parts, now, events)
+        case _:
+            raise IllegalMoveError("validation_error", f"{move!r} is not a move")
+    if s.timeouts[seat] or s.absent[seat]:
+        _seat_returns(s, seat, events)
+    return s, events
+
+
+# ---------------------------------------------------------------------------
+# Checks shared by the moves
+
+
+def _own_turn(s: State, seat: int, what: str, phase: Phase = Phase.PLAY) -> None:
+    if s.phase is Phase.FIRST_OFFER and phase is not Phase.FIRST_OFFER:
+        raise IllegalMoveError(
+            "wrong_phase",
+            f"The first upcard is being offered to seat {s.actor}; it is not time to {what} "
+            "(answer the offer with a claim to take it, or a pass)",
+        )
+    if s.actor != seat:
+        raise IllegalMoveError("not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now")
+    if s.phase is not phase and not (phase is Phase.PLAY and s.phase is Phase.FIRST_DISCARD and what == "discard"):
+        hint = {
+            Phase.DRAW: "draw first (from the stock or the discard pile)",
+            Phase.PLAY: "you have drawn already; go down, lay off or discard",
+            Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
+            Phase.FIRST_OFFER: "answer the first-upcard offer",
+        }[s.phase]
+        raise IllegalMoveError("wrong_phase", f"You cannot {what} now: {hint}")
+
+
+def _take_from_hand(s: State, seat: int, cards: Sequence[int]) -> tuple[int, ...]:
+    rest = remove_cards(s.hands[seat], cards)
+    if rest is None:
+        missing = _missing(s.hands[seat], cards)
+        raise IllegalMoveError(
+            "card_not_in_hand", f"You do not hold {' '.join(card_codes(missing))}", cards=card_codes(missing)
+        )
+    return rest
+
+
+def _missing(hand: tuple[int, ...], cards: Sequence[int]) -> list[int]:
+    counts = counts_of(hand)
+    missing = []
+    for c in cards:
+        if counts[c]:
+            counts[c] -= 1
+        else:
+            missing.append(c)
+    return missing
+
+
+def _set_hand(s: State, seat: int, hand: tuple[int, ...]) -> None:
+    hands = list(s.hands)
+    hands[seat] = hand
+    s.hands = tuple(hands)
+
+
+def _give(s: State, seat: int, card: int) -> None:
+    hand = list(s.hands[seat])
+    insort(hand, card)
+    _set_hand(s, seat, tuple(hand))
+
+
+def _bump(values: tuple[int, ...], seat: int, by: int = 1) -> tuple[int, ...]:
+    out = list(values)
+    out[seat] += by
+    return tuple(out)
+
+
+def _flag(values: tuple[bool, ...], seat: int, value: bool) -> tuple[bool, ...]:
+    out = list(values)
+    out[seat] = value
+    return tuple(out)
+
+
+def _set_turn_deadline(s: State, now: float) -> None:
+    s.turn_deadline = now + s.rules.turn_seconds
+
+
+# ---------------------------------------------------------------------------
+# The claim window
+
+
+def is_eligible(s: State, seat: int) -> bool:
+    """Whether ``seat`` may claim the upcard now (having not answered yet)."""
+    if s.phase is not Phase.DRAW or seat == s.turn or seat in s.claims or seat in s.passes:
+        return False
+    if seat == s.discarder and not s.rules.discarder_may_claim:
+        return False
+    limit = s.rules.claim_limit
+    return limit is None or s.claims_used[seat] < limit
+
+
+def pending_claimants(s: State) -> list[int]:
+    """Seats that may still answer the upcard."""
+    if s.phase is not Phase.DRAW:
+        return []
+    return [seat for seat in range(s.players) if is_eligible(s, seat)]
+
+
+def _open_window(s: State, now: float) -> None:
+    s.phase = Phase.DRAW
+    s.actor = s.turn
+    s.claims = ()
+    s.passes = ()
+    s.went_down = False
+    s.held = -1
+    s.claim_closes_at = now + s.rules.claim_seconds
+    s.turn_deadline = max(now + s.rules.turn_seconds, s.claim_closes_at)
+
+
+def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
+    if s.phase is Phase.FIRST_OFFER:
+        if seat != s.actor:
+            raise IllegalMoveError(
+                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
+            )
+        card = s.discard[-1]
+        s.discard = s.discard[:-1]
+        _give(s, seat, card)
+        s.held = card
+        events.append(_event("took_upcard", seat, card=card_code(card), first_upcard=True))
+        s.actor = seat
+        _set_turn_deadline(s, now)
+        s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
+        return
+    _check_claimant(s, seat, "claim")
+    limit = s.rules.claim_limit
+    if limit is not None and s.claims_used[seat] >= limit:
+        raise IllegalMoveError(
+            "claim_not_allowed", f"{s.rules.title} allows {limit} buys per player in a round; you have used them"
+        )
+    s.claims = (*s.claims, seat)
+    events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
+
+
+def _check_claimant(s: State, seat: int, what: str) -> None:
+    if s.phase is not Phase.DRAW:
+        raise IllegalMoveError("wrong_phase", f"There is no upcard on offer to {what} now")
+    if seat == s.turn:
+        raise IllegalMoveError(
+            "claim_not_allowed",
+            f"You are on turn: take the upcard with a draw from the discard pile instead of a {what}",
+        )
+    if seat in s.claims or seat in s.passes:
+        raise IllegalMoveError("claim_not_allowed", "You have already answered this upcard")
+    if seat == s.discarder and not s.rules.discarder_may_claim:
+        raise IllegalMoveError("claim_not_allowed", f"In {s.rules.title} you may not claim your own discard")
+
+
+def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    if s.phase is Phase.FIRST_OFFER:
+        if seat != s.actor:
+            raise IllegalMoveError(
+                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
+            )
+        events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1]), first_upcard=True), timeout))
+        nxt = (seat + 1) % s.players
+        if nxt == s.turn:
+            # Nobody wanted it: the first player draws from the stock and plays on.
+            s.actor = s.turn
+            s.phase = Phase.PLAY
+            _set_turn_deadline(s, now)
+            _stock_to(s, s.turn, now, events)
+        else:
+            s.actor = nxt
+            _set_turn_deadline(s, now)
+        return
+    _check_claimant(s, seat, "pass")
+    s.passes = (*s.passes, seat)
+    events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
+
+
+def _mark(event: Event, timeout: bool) -> Event:
+    if timeout:
+        event["timeout"] = True
+    return event
+
+
+# ---------------------------------------------------------------------------
+# Drawing
+
+
+def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
+    _own_turn(s, seat, "draw", Phase.DRAW)
+    card = s.discard[-1]
+    s.discard = s.discard[:-1]
+    _give(s, seat, card)
+    voided = list(s.claims)
+    s.claims = ()
+    s.held = card
+    s.phase = Phase.PLAY
+    s.claim_closes_at = None
+    _set_turn_deadline(s, now)
+    events.append(_event("took_upcard", seat, card=card_code(card), voided_claims=voided))
+
+
+def _draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    _own_turn(s, seat, "draw", Phase.DRAW)
+    pending = pending_claimants(s)
+    if pending:
+        closes = s.claim_closes_at
+        if closes is None or now < closes:
+            wait = max(0.0, (closes or now) - now)
+            raise IllegalMoveError(
+                "claims_open",
+                f"Claims are still open on the {card_name(s.discard[-1])}: seats "
+                f"{', '.join(map(str, pending))} may still answer (the window closes in {wait:.0f} s)",
+                retry_after=wait,
+                closes_at=closes,
+            )
+        for p in pending:
+            _pass(s, p, now, events, timeout=True)
+    s.phase = Phase.PLAY
+    s.claim_closes_at = None
+    _set_turn_deadline(s, now)
+    winner = next((c for c in _clockwise_from(s.turn, s.players) if c in s.claims), None)
+    if winner is None:
+        _stock_to(s, seat, now, events, timeout=timeout)
+        return
+    rules = s.rules
+    card = s.discard[-1]
+    s.discard = s.discard[:-1]
+    _give(s, winner, card)
+    s.claims_used = _bump(s.claims_used, winner)
+    events.append(
+        _event("claim_won", winner, card=card_code(card), penalty=rules.claim_penalty, claimants=list(s.claims))
+    )
+    if rules.penalty_before_draw:
+        order = [winner] * rules.claim_penalty + [seat]
+    else:
+        order = [seat] + [winner] * rules.claim_penalty
+    for taker in order:
+        if not _stock_to(s, taker, now, events, penalty=taker == winner, timeout=timeout and taker == seat):
+            return
+    s.claims = ()
+
+
+def _clockwise_from(seat: int, n: int) -> list[int]:
+    return [(seat + k) % n for k in range(1, n)]
+
+
+def _stock_to(
+    s: State, seat: int, now: float, events: list[Event], penalty: bool = False, timeout: bool = False
+) -> bool:
+    """Move the top stock card to ``seat``; rebuild the stock if needed. False if the round ended."""
+    if not s.stock and not _rebuild_stock(s, events):
+        _end_round(s, -1, now, events)
+        return False
+    card = s.stock[-1]
+    s.stock = s.stock[:-1]
+    _give(s, seat, card)
+    event = _event("drew", seat, private={"card": card_code(card)}, source="stock", penalty=penalty)
+    events.append(_mark(event, timeout))
+    return True
+
+
+def _rebuild_stock(s: State, events: list[Event]) -> bool:
+    if len(s.discard) <= 1 or s.reshuffles >= s.rules.max_reshuffles:
+        events.append(
+            _event(
+                "stock_exhausted",
+                None,
+                reason="only one discard left" if len(s.discard) <= 1 else f"rebuilt {s.reshuffles} times already",
+            )
+        )
+        return False
+    rest = list(s.discard[:-1])
+    s.reshuffles += 1
+    KeyedRandom(s.seed, f"rebuild/{s.round}/{s.reshuffles}").shuffle(rest)
+    s.stock = tuple(rest)
+    s.discard = s.discard[-1:]
+    events.append(_event("stock_rebuilt", None, cards=len(rest), rebuilds=s.reshuffles))
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Going down and laying off
+
+
+def _go_down(
+    s: State,
+    seat: int,
+    melds: tuple[tuple[int, ...], ...],
+    lay_offs: tuple[LayOffPart, ...],
+    now: float,
+    events: list[Event],
+) -> None:
+    _own_turn(s, seat, "go down")
+    rules = s.rules
+    contract = rules.rounds[s.round - 1].contract
+    if s.down[seat]:
+        raise IllegalMoveError("illegal_meld", "You are down already: lay off instead")
+    all_cards = [c for m in melds for c in m]
+    rest = _take_from_hand(s, seat, all_cards)
+    readings = [read_meld(m, rules) for m in melds]
+    chosen = _match_contract(readings, melds, contract, rules, s.round)
+    if contract.all_cards:
+        spare = 1 if rules.out_by_discard else 0
+        if len(rest) - sum(len(p.cards) for p in lay_offs) > spare:
+            extra = "or all but one, which you then discard" if spare else "with none left over"
+            raise IllegalMoveError(
+                "illegal_meld",
+                f"Round {s.round}'s contract is {contract.describe()}: you may go down only by going out, "
+                f"every card of your hand in the melds {extra}; you would keep {len(rest)} cards",
+            )
+    base = len(s.melds)
+    new = tuple(Meld(base + i, seat, kind, m, low, suit) for i, (m, (kind, low, suit)) in enumerate(zip(melds, chosen)))
+    s.melds = s.melds + new
+    s.down = _flag(s.down, seat, True)
+    s.went_down = True
+    _set_hand(s, seat, rest)
+    events.append(
+        _event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe())
+    )
+    if lay_offs:
+        _lay_off(s, seat, lay_offs, now, events)
+        return
+    _after_play(s, seat, now, events)
+
+
+def _match_contract(
+    readings: list[list[tuple[str, int, int]]],
+    melds: tuple[tuple[int, ...], ...],
+    contract: Contract,
+    rules: Rules,
+    round_no: int,
+) -> list[tuple[str, int, int]]:
+    want = f"Round {round_no}'s contract is {contract.describe()}"
+    if len(melds) != contract.books + contract.runs:
+        raise IllegalMoveError(
+            "illegal_meld",
+            f"{want}: lay down exactly {contract.books + contract.runs} melds, not {len(melds)}",
+        )
+    problem = ""
+    for choice in _product(readings):
+        books = [r for r in choice if r[0] == BOOK]
+        runs = [r for r in choice if r[0] == RUN]
+        if len(books) != contract.books or len(runs) != contract.runs:
+            problem = problem or f"{want}; you laid down {_count_words(len(books), len(runs))}"
+            continue
+        if len({r[2] for r in runs}) < len(runs):
+            problem = f"{want}: two runs of one contract must be of different suits"
+            continue
+        if rules.distinct_book_ranks and len({r[1] for r in books}) < len(books):
+            problem = f"{want}: in {rules.title} the books of one contract must be of different ranks"
+            continue
+        return list(choice)
+    raise IllegalMoveError("illegal_meld", problem)
+
+
+def _count_words(books: int, runs: int) -> str:
+    return f"{books} book{'s' if books != 1 else ''} and {runs} run{'s' if runs != 1 else ''}"
+
+
+def _product(options: list[list[tuple[str, int, int]]]) -> list[tuple[tuple[str, int, int], ...]]:
+    out: list[tuple[tuple[str, int, int], ...]] = [()]
+    for opts in options:
+        out = [(*prefix, o) for prefix in out for o in opts]
+    return out
+
+
+def _lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event]) -> None:
+    rules = s.rules
+    if not s.down[seat]:
+        raise IllegalMoveError(
+            "illegal_lay_off", "Only a player who is down may lay off: lay down your contract first"
+        )
+    if s.went_down and not rules.lay_off_on_go_down_turn:
+        raise IllegalMoveError(
+            "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
+        )
+    cards = [c for p in parts for c in p.cards]
+    rest = _take_from_hand(s, seat, cards)
+    if rules.hold_rule and s.held >= 0 and s.held in cards:
+        # The card taken from the discard pile this turn stays in hand until next turn.
+        if s.hands[seat].count(s.held) - cards.count(s.held) < 1:
+            raise IllegalMoveError(
+                "illegal_lay_off",
+                f"Hold rule: the {card_name(s.held)} you took from the discard pile this turn "
+                "cannot be laid off until your next turn",
+            )
+    melds = list(s.melds)
+    for part in parts:
+        if not 0 <= part.meld < len(melds):
+            raise IllegalMoveError("illegal_lay_off", f"There is no meld {part.meld} on the table")
+        meld = melds[part.meld]
+        for card in part.cards:
+            meld = lay_off_card(meld, card, part.joker_to, rules)
+        melds[part.meld] = meld
+    s.melds = tuple(melds)
+    _set_hand(s, seat, rest)
+    events.append(
+        _event(
+            "laid_off",
+            seat,
+            lay_offs=[
+                {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
+                for p in parts
+            ],
+            melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
+        )
+    )
+    _after_play(s, seat, now, events)
+
+
+def _after_play(s: State, seat: int, now: float, events: list[Event]) -> None:
+    """After cards left a hand by melding: go out, or refuse a lone last card where needed."""
+    left = len(s.hands[seat])
+    if left == 0:
+        _end_round(s, seat, now, events)
+    elif left == 1 and not s.rules.out_by_discard:
+        raise IllegalMoveError(
+            "illegal_meld",
+            f"In {s.rules.title} you may never discard your last card, so you may not keep just one: "
+            "play all your cards in one request to go out",
+        )
+
+
+# ---------------------------------------------------------------------------
+# Discarding, going out, the end of a round
+
+
+def _discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    _own_turn(s, seat, "discard")
+    rest = _take_from_hand(s, seat, [card])
+    if not rest and not s.rules.out_by_discard:
+        raise IllegalMoveError(
+            "wrong_phase", f"In {s.rules.title} you may never discard your last card; go out by melding it"
+        )
+    _set_hand(s, seat, rest)
+    s.discard = (*s.discard, card)
+    events.append(_mark(_event("discarded", seat, card=card_code(card)), timeout))
+    if not rest:
+        _end_round(s, seat, now, events)
+        return
+    if s.phase is not Phase.FIRST_DISCARD:
+        s.turn = (seat + 1) % s.players
+    s.discarder = seat
+    _open_window(s, now)
+
+
+def _end_round(s: State, out: int, now: float, events: list[Event]) -> None:
+    rules = s.rules
+    scores = tuple(0 if seat == out else rules.hand_score(hand) for seat, hand in enumerate(s.hands))
+    s.totals = tuple(t + x for t, x in zip(s.totals, scores))
+    s.results = (*s.results, RoundResult(s.round, out, scores))
+    events.append(
+        _event(
+            "round_ended",
+            out if out >= 0 else None,
+            round=s.round,
+            out=out if out >= 0 else None,
+            scores=list(scores),
+            totals=list(s.totals),
+            hands=[card_codes(h) for h in s.hands],
+        )
+    )
+    s.claims = ()
+    s.passes = ()
+    s.claim_closes_at = None
+    if s.round >= len(rules.rounds):
+        s.phase = Phase.FINISHED
+        s.turn_deadline = None
+        events.append(_event("game_ended", None, totals=list(s.totals), places=standings(s)))
+        return
+    s.round += 1
+    _deal(s, now, events)
+
+
+def standings(state: State) -> list[int]:
+    """Each seat's place (1 = best); equal totals share the place."""
+    return [1 + sum(1 for t in state.totals if t < mine) for mine in state.totals]
+
+
+# ---------------------------------------------------------------------------
+# Clocks (RULES-SPEC §9)
+
+
+def deadline(state: State) -> float | None:
+    """When the next decision times out (a :class:`Timeout` move is then due)."""
+    s = state
+    if s.phase is Phase.FINISHED:
+        return None
+    times = []
+    if s.turn_deadline is not None:
+        times.append(s.turn_deadline)
+    if s.phase is Phase.DRAW and s.claim_closes_at is not None:
+        pending = pending_claimants(s)
+        if any(s.absent[p] for p in pending):
+            times.append(s.claim_closes_at - s.rules.claim_seconds)
+        elif pending:
+            times.append(s.claim_closes_at)
+    if s.absent[s.actor] and s.turn_deadline is not None:
+        times.append(s.turn_deadline - s.rules.turn_seconds)
+    return min(times) if times else None
+
+
+def _timeout(s: State, now: float, events: list[Event]) -> None:
+    acted = False
+    for _ in range(MAX_TIMEOUT_STEPS_PER_SEAT * s.players):
+        if s.phase is Phase.FINISHED:
+            break
+        actor = s.actor
+        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
+            for p in pending_claimants(s):
+                if now >= s.claim_closes_at or s.absent[p]:
+                    _pass(s, p, now, events, timeout=True)
+                    acted = True
+        due = s.absent[actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
+        if not due:
+            break
+        if s.phase is Phase.DRAW:
+            if pending_claimants(s):
+                break  # a present seat may still answer (claim window longer than the turn clock)
+            _count_timeout(s, actor, events)
+            _draw_stock(s, actor, now, events, timeout=True)
+        elif s.phase is Phase.FIRST_OFFER:
+            _count_timeout(s, actor, events)
+            _pass(s, actor, now, events, timeout=True)
+        else:
+            _count_timeout(s, actor, events)
+            _discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
+        acted = True
+    if not acted:
+        raise IllegalMoveError("not_due", "No deadline has passed yet")
+
+
+def timeout_discard(state: State, seat: int) -> int:
+    """The card the service discards for a seat out of time: its highest-scoring
+    card that it could not lay off (the highest card if it could lay off them all)."""
+    hand = state.hands[seat]
+    fitting: set[int] = set()
+    if state.down[seat]:
+        for meld in state.melds:
+            fitting |= candidate_cards(meld, state.rules)
+    score = state.rules.card_score
+    pool = [c for c in hand if c not in fitting] or list(hand)
+    return max(pool, key=lambda c: (score(c), c))
+
+
+def _count_timeout(s: State, seat: int, events: list[Event]) -> None:
+    s.timeouts = _bump(s.timeouts, seat)
+    if s.timeouts[seat] >= 3 and not s.absent[seat]:
+        s.absent = _flag(s.absent, seat, True)
+        events.append(_event("seat_absent", seat, timeouts=s.timeouts[seat]))
+
+
+def _seat_returns(s: State, seat: int, events: list[Event]) -> None:
+    if s.absent[seat]:
+        events.append(_event("seat_returned", seat))
+    s.timeouts = _bump(s.timeouts, seat, -s.timeouts[seat])
+    s.absent = _flag(s.absent, seat, False)
+
+
+# ---------------------------------------------------------------------------
+# Legal moves
+
+
+def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]:
+    """Every move ``seat`` may make now.
+
+    Lay-offs are listed one card at a time (with each joker end that may be
+    chosen); several may also be sent in one request. Going down is listed with
+    one arrangement that meets the contract, if the hand can. Where the variant
+    forbids keeping a single card, the plays that go out with two cards at once
+    are listed too. ``now`` matters for the stock draw while claims are open.
+    """
+    key = (seat, now if state.phase is Phase.DRAW and seat == state.turn else None)
+    cached = state._legal.get(key)
+    if cached is not None:
+        return cached
+    moves = _legal_moves(state, seat, now)
+    state._legal[key] = moves
+    return moves
+
+
+def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
+    phase = s.phase
+    if phase is Phase.FINISHED:
+        return []
+    if phase is Phase.FIRST_OFFER:
+        return [Claim(), Pass()] if seat == s.actor else []
+    if phase is Phase.DRAW:
+        if seat != s.turn:
+            if not is_eligible(s, seat):
+                return []
+            return [Claim(), Pass()]
+        moves: list[Move] = [TakeDiscard()]
+        pending = pending_claimants(s)
+        if not pending or (now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at):
+            moves.append(DrawStock())
+        return moves
+    if seat != s.actor:
+        return []
+    hand = s.hands[seat]
+    rules = s.rules
+    distinct = sorted(set(hand))
+    if phase is Phase.FIRST_DISCARD:
+        return [Discard(c) for c in distinct]
+    out: list[Move] = []
+    if len(hand) > 1 or rules.out_by_discard:
+        out = [Discard(c) for c in distinct]
+    if not s.down[seat]:
+        out.extend(_legal_go_down(s, seat))
+    elif not s.went_down or rules.lay_off_on_go_down_turn:
+        out.extend(_legal_lay_offs(s, seat))
+    return out
+
+
+def _legal_go_down(s: State, seat: int) -> list[Move]:
+    rules = s.rules
+    hand = s.hands[seat]
+    contract = rules.rounds[s.round - 1].contract
+    if len(hand) < contract.min_cards:
+        return []
+    plan = find_contract(hand, contract, rules)
+    if plan is None:
+        return []
+    if contract.all_cards or rules.out_by_discard or len(hand) != contract.min_cards + 1:
+        return [GoDown(tuple(cards for _, cards in plan))]
+    # Keeping one card is refused here: go out with it, in longer melds or laid off on the table.
+    full = find_contract(hand, Contract(contract.books, contract.runs, all_cards=True), rules)
+    if full is not None:
+        return [GoDown(tuple(cards for _, cards in full))]
+    for last in sorted(set(hand)):
+        plan = find_contract(remove_cards(hand, [last]) or (), contract, rules)
+        if plan is None:
+            continue
+        for meld in s.melds:
+            for end in lay_off_options(meld, last, rules):
+                return [GoDown(tuple(cards for _, cards in plan), (LayOffPart(meld.id, (last,), end),))]
+    return []
+
+
+def _playable_counts(s: State, seat: int) -> list[int]:
+    """Counts of the cards ``seat`` may lay off now (the hold rule keeps one back)."""
+    counts = counts_of(s.hands[seat])
+    if s.rules.hold_rule and s.held >= 0:
+        counts[s.held] -= 1
+    return counts
+
+
+def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
+    parts: list[LayOffPart] = []
+    playable = {c for c in range(len(counts)) if counts[c] > 0}
+    for meld in melds:
+        for card in sorted(playable & candidate_cards(meld, rules)):
+            for end in lay_off_options(meld, card, rules):
+                parts.append(LayOffPart(meld.id, (card,), end))
+    return parts
+
+
+def _legal_lay_offs(s: State, seat: int) -> list[Move]:
+    rules = s.rules
+    counts = _playable_counts(s, seat)
+    singles = _single_lay_offs(s.melds, counts, rules)
+    if rules.out_by_discard or len(s.hands[seat]) != 2:
+        return [LayOff((p,)) for p in singles]
+    # Keeping a single card is refused: with two cards, list the pairs that go out.
+    out: list[Move] = []
+    for first in singles:
+        melds = list(s.melds)
+        card = first.cards[0]
+        melds[first.meld] = lay_off_card(melds[first.meld], card, first.joker_to, rules)
+        counts[card] -= 1
+        out.extend(LayOff((first, second)) for second in _single_lay_offs(melds, counts, rules))
+        counts[card] += 1
+    return out

@@ -1,0 +1,246 @@
+"""Variants as data: one frozen :class:`Rules` value per variant.
+
+Everything that differs between May I and Shanghai lives here, never in
+``if variant == ...`` branches: decks, rounds with their contracts and deal
+sizes, joker limits, the claim penalty and limit, who may claim, lay-offs on the
+go-down turn, the hold rule, going out by discard, scoring, house options and
+clocks. A third contract-rummy game is a new :class:`Rules` value passed to
+:func:`register_variant`.
+
+>>> MAY_I.rounds[6].contract.describe()
+'3 runs, using all your cards'
+>>> SHANGHAI.decks_for(5)
+3
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import ConfigError
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """What a player must lay down to go down: ``books`` books and ``runs`` runs.
+
+    ``all_cards``: the contract is met only by going out, every card of the hand
+    in those melds (May I round 7), or all but one that is then discarded where
+    the variant lets a player go out by discarding.
+    """
+
+    books: int
+    runs: int
+    all_cards: bool = False
+
+    @property
+    def min_cards(self) -> int:
+        return 3 * self.books + 4 * self.runs
+
+    def describe(self) -> str:
+        parts = []
+        if self.books:
+            parts.append(f"{self.books} book{'s' if self.books > 1 else ''}")
+        if self.runs:
+            parts.append(f"{self.runs} run{'s' if self.runs > 1 else ''}")
+        text = " and ".join(parts) if len(parts) < 3 else ", ".join(parts)
+        return text + (", using all your cards" if self.all_cards else "")
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSpec:
+    contract: Contract
+    deal: int
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The complete rules of one variant, with its table options applied."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    #: ``(up_to_players, decks)`` steps, ascending.
+    decks: tuple[tuple[int, int], ...]
+    rounds: tuple[RoundSpec, ...]
+    #: Most jokers in one meld, ``None`` for no limit.
+    joker_limit: int | None
+    #: Fewest natural cards in one meld.
+    min_naturals: int
+    #: Books of one contract must be of different ranks.
+    distinct_book_ranks: bool
+    #: Stock cards a claimant takes with the upcard.
+    claim_penalty: int
+    #: Claims a player may make in one round, ``None`` for no limit.
+    claim_limit: int | None
+    #: The discarder may claim their own discard (with the lowest priority).
+    discarder_may_claim: bool
+    #: The claimant's penalty cards come off the stock before the turn player's draw.
+    penalty_before_draw: bool
+    #: The first upcard of a round is offered to each player in turn (May I).
+    first_upcard_offer: bool
+    #: A joker turned up at the deal goes to the bottom of the stock.
+    bury_joker_upcard: bool
+    #: A player may lay off on the turn they went down.
+    lay_off_on_go_down_turn: bool
+    #: A card taken from the discard pile cannot be laid off that same turn.
+    hold_rule: bool
+    #: A player may go out by discarding their last card.
+    out_by_discard: bool
+    #: Points of a card left in hand, indexed by rank (index 0: joker).
+    scores: tuple[int, ...]
+    claim_seconds: float = 15.0
+    turn_seconds: float = 60.0
+    max_reshuffles: int = 3
+    #: House option names this variant accepts, with their defaults.
+    house_options: tuple[tuple[str, Any], ...] = ()
+    options: tuple[tuple[str, Any], ...] = field(default=())
+
+    def decks_for(self, players: int) -> int:
+        for up_to, decks in self.decks:
+            if players <= up_to:
+                return decks
+        return self.decks[-1][1]
+
+    def card_score(self, card: int) -> int:
+        return self.scores[card >> 2]
+
+    def hand_score(self, hand: tuple[int, ...]) -> int:
+        scores = self.scores
+        return sum(scores[c >> 2] for c in hand)
+
+    def option(self, name: str) -> Any:
+        return dict(self.options).get(name, dict(self.house_options).get(name))
+
+    def with_options(self, options: dict[str, Any] | None) -> Rules:
+        """These rules with table options applied; unknown options are refused."""
+        if not options:
+            return self
+        changes: dict[str, Any] = {}
+        house = dict(self.house_options)
+        chosen = dict(self.options)
+        for key, value in options.items():
+            if key in ("claim_seconds", "turn_seconds"):
+                if not isinstance(value, int | float) or isinstance(value, bool) or not 1 <= value <= 86400:
+                    raise ConfigError("validation_error", f"options.{key} must be a number of seconds from 1 to 86400")
+                changes[key] = float(value)
+            elif key == "max_reshuffles":
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
+                    raise ConfigError("validation_error", "options.max_reshuffles must be a whole number from 0 to 100")
+                changes[key] = value
+            elif key in house:
+                if not isinstance(value, bool):
+                    raise ConfigError("validation_error", f"options.{key} must be true or false")
+                chosen[key] = value
+            else:
+                known = ", ".join(["claim_seconds", "turn_seconds", "max_reshuffles", *house])
+                raise ConfigError("validation_error", f"options.{key} is not an option of {self.title} (known: {known})")
+        rules = replace(self, options=tuple(sorted(chosen.items())), **changes)
+        if rules.option("free_goal_order"):
+            raise ConfigError(
+                "validation_error",
+                "options.free_goal_order (the Shanghai house option of playing goals in any order) "
+                "is not offered yet",
+            )
+        if rules.option("bury_joker_upcard") is False:
+            rules = replace(rules, bury_joker_upcard=False)
+        if rules.option("all_out_final"):
+            last = rules.rounds[-1]
+            final = RoundSpec(replace(last.contract, all_cards=True), last.deal)
+            rules = replace(rules, rounds=(*rules.rounds[:-1], final))
+        return rules
+
+    def table_options(self) -> dict[str, Any]:
+        """The options that differ from this variant's registered defaults."""
+        base = VARIANTS.get(self.name)
+        out: dict[str, Any] = dict(self.options)
+        if base is not None:
+            for key in ("claim_seconds", "turn_seconds", "max_reshuffles"):
+                if getattr(self, key) != getattr(base, key):
+                    out[key] = getattr(self, key)
+        return out
+
+
+MAY_I = Rules(
+    name="may_i",
+    title="May I",
+    min_players=2,
+    max_players=6,
+    decks=((3, 2), (6, 3)),
+    rounds=(
+        RoundSpec(Contract(books=2, runs=0), 10),
+        RoundSpec(Contract(books=1, runs=1), 10),
+        RoundSpec(Contract(books=0, runs=2), 10),
+        RoundSpec(Contract(books=3, runs=0), 10),
+        RoundSpec(Contract(books=2, runs=1), 12),
+        RoundSpec(Contract(books=1, runs=2), 12),
+        RoundSpec(Contract(books=0, runs=3, all_cards=True), 12),
+    ),
+    joker_limit=1,
+    min_naturals=1,
+    distinct_book_ranks=False,
+    claim_penalty=1,
+    claim_limit=None,
+    discarder_may_claim=False,
+    penalty_before_draw=True,
+    first_upcard_offer=True,
+    bury_joker_upcard=True,
+    lay_off_on_go_down_turn=False,
+    hold_rule=True,
+    out_by_discard=True,
+    # joker 50; A 20; 2-9 face value; 10, J, Q, K 10.
+    scores=(50, 20, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
+)
+
+SHANGHAI = Rules(
+    name="shanghai",
+    title="Shanghai",
+    min_players=3,
+    max_players=8,
+    decks=((4, 2), (6, 3), (8, 4)),
+    rounds=(
+        RoundSpec(Contract(books=2, runs=0), 10),
+        RoundSpec(Contract(books=1, runs=1), 10),
+        RoundSpec(Contract(books=0, runs=2), 10),
+        RoundSpec(Contract(books=3, runs=0), 10),
+        RoundSpec(Contract(books=2, runs=1), 10),
+        RoundSpec(Contract(books=1, runs=2), 10),
+        RoundSpec(Contract(books=4, runs=0), 10),
+        RoundSpec(Contract(books=0, runs=3), 10),
+    ),
+    joker_limit=None,
+    min_naturals=1,
+    distinct_book_ranks=True,
+    claim_penalty=2,
+    claim_limit=2,
+    discarder_may_claim=True,
+    penalty_before_draw=False,
+    first_upcard_offer=False,
+    bury_joker_upcard=True,
+    lay_off_on_go_down_turn=True,
+    hold_rule=False,
+    out_by_discard=False,
+    # joker 25; A 15; 2-8 5; 9-K 10.
+    scores=(25, 15, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10),
+    house_options=(("all_out_final", False), ("bury_joker_upcard", True), ("free_goal_order", False)),
+)
+
+VARIANTS: dict[str, Rules] = {MAY_I.name: MAY_I, SHANGHAI.name: SHANGHAI}
+
+
+def register_variant(rules: Rules) -> Rules:
+    """Make a variant known by name (states name their variant when serialised)."""
+    VARIANTS[rules.name] = rules
+    return rules
+
+
+def get_rules(variant: str, options: dict[str, Any] | None = None) -> Rules:
+    """The rules of a registered variant with table options applied."""
+    try:
+        base = VARIANTS[variant]
+    except KeyError:
+        known = ", ".join(sorted(VARIANTS))
+        raise ConfigError("validation_error", f"variant {variant!r} is not known (known: {known})") from None
+    return base.with_options(options)

@@ -1,0 +1,225 @@
+"""The game state: plain data, and its versioned JSON form.
+
+A :class:`State` is treated as immutable: every engine function returns a new
+one and never changes its argument (its fields are tuples, so states share
+structure safely). :func:`dumps` and :func:`loads` give the compact, versioned
+JSON kept by the service; they round-trip exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from .cards import JOKER, card_code, parse_card
+from .errors import ConfigError
+from .melds import Meld
+from .rules import Rules, get_rules
+
+STATE_VERSION = 1
+
+
+class Phase(StrEnum):
+    """Who must act, and how. Stored, never inferred."""
+
+    #: May I: the first upcard of a round is offered to ``actor`` (take it or pass).
+    FIRST_OFFER = "first_offer"
+    #: May I: ``actor`` took the first upcard out of turn and discards at once.
+    FIRST_DISCARD = "first_discard"
+    #: ``turn`` draws; other eligible seats may claim or pass the upcard.
+    DRAW = "draw"
+    #: ``turn`` has drawn: goes down, lays off, discards.
+    PLAY = "play"
+    #: The game is over.
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    round: int
+    out: int  # the seat that went out, -1 if the round ended with nobody out
+    scores: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class State:
+    """Everything about a game. Treat as read-only; the engine returns new states."""
+
+    rules: Rules
+    seed: bytes
+    names: tuple[str, ...]
+    round: int
+    phase: Phase
+    #: The seat whose turn it is (in the first-upcard phases: the round's first player).
+    turn: int
+    #: The seat that must act now: ``turn``, or the seat offered / discarding the first upcard.
+    actor: int
+    hands: tuple[tuple[int, ...], ...]
+    #: Face-down stock; the top card is the last one.
+    stock: tuple[int, ...]
+    #: Discard pile; the top card (the upcard) is the last one.
+    discard: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    down: tuple[bool, ...]
+    #: The seat whose discard is on offer (-1: the round's turned-up card).
+    discarder: int = -1
+    claims: tuple[int, ...] = ()
+    passes: tuple[int, ...] = ()
+    claims_used: tuple[int, ...] = ()
+    #: The player on turn went down this turn.
+    went_down: bool = False
+    #: The card the player on turn took from the discard pile this turn (hold rule), or -1.
+    held: int = -1
+    reshuffles: int = 0
+    totals: tuple[int, ...] = ()
+    results: tuple[RoundResult, ...] = ()
+    timeouts: tuple[int, ...] = ()
+    absent: tuple[bool, ...] = ()
+    claim_closes_at: float | None = None
+    turn_deadline: float | None = None
+    #: Test tables: the top of each round's stock, top first (index 0 is round 1).
+    stacked: tuple[tuple[int, ...] | None, ...] = ()
+    start_round: int = 1
+    #: Moves applied so far (a count, for replays and clocks).
+    moves: int = 0
+    _legal: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    @property
+    def dealer(self) -> int:
+        return (self.round - 2) % self.players
+
+    @property
+    def first_player(self) -> int:
+        return (self.round - 1) % self.players
+
+    @property
+    def upcard(self) -> int | None:
+        """The card on offer, if any."""
+        if self.phase in (Phase.DRAW, Phase.FIRST_OFFER) and self.discard:
+            return self.discard[-1]
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self.phase is Phase.FINISHED
+
+    def clone(self) -> State:
+        """A shallow copy to build the next state from (fields are immutable)."""
+        new = object.__new__(State)
+        for name in _FIELD_NAMES:
+            object.__setattr__(new, name, getattr(self, name))
+        new._legal = {}
+        return new
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(State) if f.name != "_legal")
+
+
+# ---------------------------------------------------------------------------
+# JSON
+
+
+def _cards_str(cards: tuple[int, ...]) -> str:
+    return "".join(card_code(c) for c in cards)
+
+
+def _cards_from(text: str) -> tuple[int, ...]:
+    return tuple(parse_card(text[i : i + 2]) for i in range(0, len(text), 2))
+
+
+def to_json(state: State) -> dict[str, Any]:
+    """The state as JSON-ready data (versioned, compact: cards as concatenated codes)."""
+    s = state
+    data: dict[str, Any] = {
+        "v": STATE_VERSION,
+        "variant": s.rules.name,
+        "options": s.rules.table_options(),
+        "seed": s.seed.hex(),
+        "names": list(s.names),
+        "round": s.round,
+        "phase": s.phase.value,
+        "turn": s.turn,
+        "actor": s.actor,
+        "hands": [_cards_str(h) for h in s.hands],
+        "stock": _cards_str(s.stock),
+        "discard": _cards_str(s.discard),
+        "melds": [[m.owner, m.kind[0], _cards_str(m.cards), m.low, m.suit] for m in s.melds],
+        "down": [int(d) for d in s.down],
+        "discarder": s.discarder,
+        "claims": list(s.claims),
+        "passes": list(s.passes),
+        "claims_used": list(s.claims_used),
+        "went_down": int(s.went_down),
+        "held": s.held,
+        "reshuffles": s.reshuffles,
+        "totals": list(s.totals),
+        "results": [[r.round, r.out, list(r.scores)] for r in s.results],
+        "timeouts": list(s.timeouts),
+        "absent": [int(a) for a in s.absent],
+        "claim_closes_at": s.claim_closes_at,
+        "turn_deadline": s.turn_deadline,
+        "start_round": s.start_round,
+        "moves": s.moves,
+    }
+    if any(x is not None for x in s.stacked):
+        data["stacked"] = [None if x is None else _cards_str(x) for x in s.stacked]
+    return data
+
+
+def from_json(data: dict[str, Any]) -> State:
+    """Rebuild a state from :func:`to_json` output."""
+    if data.get("v") != STATE_VERSION:
+        raise ConfigError("state_version", f"state version {data.get('v')!r} is not {STATE_VERSION}")
+    rules = get_rules(data["variant"], data.get("options") or None)
+    kinds = {"b": "book", "r": "run"}
+    return State(
+        rules=rules,
+        seed=bytes.fromhex(data["seed"]),
+        names=tuple(data["names"]),
+        round=data["round"],
+        phase=Phase(data["phase"]),
+        turn=data["turn"],
+        actor=data["actor"],
+        hands=tuple(_cards_from(h) for h in data["hands"]),
+        stock=_cards_from(data["stock"]),
+        discard=_cards_from(data["discard"]),
+        melds=tuple(
+            Meld(i, owner, kinds[kind], _cards_from(cards), low, suit)
+            for i, (owner, kind, cards, low, suit) in enumerate(data["melds"])
+        ),
+        down=tuple(bool(d) for d in data["down"]),
+        discarder=data["discarder"],
+        claims=tuple(data["claims"]),
+        passes=tuple(data["passes"]),
+        claims_used=tuple(data["claims_used"]),
+        went_down=bool(data["went_down"]),
+        held=data["held"],
+        reshuffles=data["reshuffles"],
+        totals=tuple(data["totals"]),
+        results=tuple(RoundResult(r, out, tuple(scores)) for r, out, scores in data["results"]),
+        timeouts=tuple(data["timeouts"]),
+        absent=tuple(bool(a) for a in data["absent"]),
+        claim_closes_at=data["claim_closes_at"],
+        turn_deadline=data["turn_deadline"],
+        stacked=tuple(None if x is None else _cards_from(x) for x in data.get("stacked", ())),
+        start_round=data["start_round"],
+        moves=data["moves"],
+    )
+
+
+def dumps(state: State) -> str:
+    """Compact JSON text of a state."""
+    return json.dumps(to_json(state), separators=(",", ":"))
+
+
+def loads(text: str | bytes) -> State:
+    return from_json(json.loads(text))
+
+
+__all__ = ["JOKER", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]

@@ -1,0 +1,102 @@
+"""What a seat (or a spectator) may see of a game.
+
+:func:`player_view` is the only way the state leaves the engine for players: the
+public part for everybody, plus the seat's own hand and legal moves for a seat.
+It never holds another seat's cards, the stock order or the seed.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from .cards import card_code, card_codes
+from .game import deadline, legal_moves, pending_claimants, standings
+from .melds import Meld, meld_json
+from .moves import move_to_json
+from .state import Phase, State
+
+
+@lru_cache(maxsize=8192)
+def _meld_view(meld: Meld) -> dict[str, Any]:
+    return meld_json(meld)
+
+
+def status(state: State) -> str:
+    return "finished" if state.phase is Phase.FINISHED else "playing"
+
+
+def player_view(state: State, seat: int | None = None, now: float | None = None) -> dict[str, Any]:
+    """The view of ``seat`` (``None``: a spectator's public view). Plain JSON-ready data."""
+    s = state
+    contract = s.rules.rounds[s.round - 1].contract
+    upcard = s.upcard
+    window = None
+    if s.phase is Phase.DRAW and upcard is not None:
+        window = {
+            "card": card_code(upcard),
+            "discarder": s.discarder if s.discarder >= 0 else None,
+            "claims": list(s.claims),
+            "passes": list(s.passes),
+            "pending": pending_claimants(s),
+            "closes_at": s.claim_closes_at,
+        }
+    elif s.phase is Phase.FIRST_OFFER and upcard is not None:
+        window = {
+            "card": card_code(upcard),
+            "discarder": None,
+            "claims": [],
+            "passes": [(s.turn + k) % s.players for k in range((s.actor - s.turn) % s.players)],
+            "pending": [s.actor],
+            "closes_at": s.turn_deadline,
+        }
+    claims_left = s.rules.claim_limit
+    view: dict[str, Any] = {
+        "variant": s.rules.name,
+        "status": status(s),
+        "round": {
+            "number": s.round,
+            "of": len(s.rules.rounds),
+            "dealer": s.dealer,
+            "first": s.first_player,
+            "contract": {
+                "books": contract.books,
+                "runs": contract.runs,
+                "all_cards": contract.all_cards,
+                "text": contract.describe(),
+            },
+        },
+        "phase": s.phase.value,
+        "turn": s.turn,
+        "actor": s.actor,
+        "upcard": card_code(upcard) if upcard is not None else None,
+        "discard_top": card_code(s.discard[-1]) if s.discard else None,
+        "stock_count": len(s.stock),
+        "discard_count": len(s.discard),
+        "reshuffles": s.reshuffles,
+        "claim_window": window,
+        "seats": [
+            {
+                "seat": i,
+                "name": s.names[i],
+                "hand_count": len(s.hands[i]),
+                "down": s.down[i],
+                "total": s.totals[i],
+                "claims_used": s.claims_used[i],
+                "claims_left": None if claims_left is None else claims_left - s.claims_used[i],
+                "absent": s.absent[i],
+            }
+            for i in range(s.players)
+        ],
+        "melds": [_meld_view(m) for m in s.melds],
+        "deadline": deadline(s),
+        "results": [{"round": r.round, "out": r.out if r.out >= 0 else None, "scores": list(r.scores)} for r in s.results],
+    }
+    if s.phase is Phase.FINISHED:
+        view["places"] = standings(s)
+    if seat is not None:
+        view["seat"] = seat
+        view["hand"] = card_codes(s.hands[seat])
+        view["held"] = card_code(s.held) if s.held >= 0 and seat == s.turn and s.phase is Phase.PLAY else None
+        view["legal"] = [move_to_json(m) for m in legal_moves(s, seat, now)]
+    return view
