@@ -76,7 +76,9 @@ def start_game(
         raise ConfigError("validation_error", f"start_round must be 1 to {len(rules.rounds)}, not {start_round}")
     stacks = tuple(None if x is None else tuple(x) for x in (stacked or ()))
     if len(stacks) > len(rules.rounds):
-        raise ConfigError("validation_error", f"stacked_decks has {len(stacks)} rounds; {rules.title} has {len(rules.rounds)}")
+        raise ConfigError(
+            "validation_error", f"stacked_decks has {len(stacks)} rounds; {rules.title} has {len(rules.rounds)}"
+        )
     decks = rules.decks_for(n)
     full = counts_of(build_decks(decks))
     for i, stack in enumerate(stacks):
@@ -267,7 +269,9 @@ def _own_turn(s: State, seat: int, what: str, phase: Phase = Phase.PLAY) -> None
             "(answer the offer with a claim to take it, or a pass)",
         )
     if s.actor != seat:
-        raise IllegalMoveError("not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now")
+        raise IllegalMoveError(
+            "not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now"
+        )
     if s.phase is not phase and not (phase is Phase.PLAY and s.phase is Phase.FIRST_DISCARD and what == "discard"):
         hint = {
             Phase.DRAW: "draw first (from the stock or the discard pile)",
@@ -555,14 +559,15 @@ def _go_down(
                 f"every card of your hand in the melds {extra}; you would keep {len(rest)} cards",
             )
     base = len(s.melds)
-    new = tuple(Meld(base + i, seat, kind, m, low, suit) for i, (m, (kind, low, suit)) in enumerate(zip(melds, chosen)))
+    new = tuple(
+        Meld(base + i, seat, kind, m, low, suit)
+        for i, (m, (kind, low, suit)) in enumerate(zip(melds, chosen, strict=True))
+    )
     s.melds = s.melds + new
     s.down = _flag(s.down, seat, True)
     s.went_down = True
     _set_hand(s, seat, rest)
-    events.append(
-        _event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe())
-    )
+    events.append(_event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe()))
     if lay_offs:
         _lay_off(s, seat, lay_offs, now, events)
         return
@@ -613,23 +618,20 @@ def _product(options: list[list[tuple[str, int, int]]]) -> list[tuple[tuple[str,
 def _lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event]) -> None:
     rules = s.rules
     if not s.down[seat]:
-        raise IllegalMoveError(
-            "illegal_lay_off", "Only a player who is down may lay off: lay down your contract first"
-        )
+        raise IllegalMoveError("illegal_lay_off", "Only a player who is down may lay off: lay down your contract first")
     if s.went_down and not rules.lay_off_on_go_down_turn:
         raise IllegalMoveError(
             "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
         )
     cards = [c for p in parts for c in p.cards]
     rest = _take_from_hand(s, seat, cards)
-    if rules.hold_rule and s.held >= 0 and s.held in cards:
-        # The card taken from the discard pile this turn stays in hand until next turn.
-        if s.hands[seat].count(s.held) - cards.count(s.held) < 1:
-            raise IllegalMoveError(
-                "illegal_lay_off",
-                f"Hold rule: the {card_name(s.held)} you took from the discard pile this turn "
-                "cannot be laid off until your next turn",
-            )
+    # Hold rule: the card taken from the discard pile this turn stays in hand until next turn.
+    if rules.hold_rule and s.held in cards and s.hands[seat].count(s.held) - cards.count(s.held) < 1:
+        raise IllegalMoveError(
+            "illegal_lay_off",
+            f"Hold rule: the {card_name(s.held)} you took from the discard pile this turn "
+            "cannot be laid off until your next turn",
+        )
     melds = list(s.melds)
     for part in parts:
         if not 0 <= part.meld < len(melds):
@@ -693,7 +695,7 @@ def _discard(s: State, seat: int, card: int, now: float, events: list[Event], ti
 def _end_round(s: State, out: int, now: float, events: list[Event]) -> None:
     rules = s.rules
     scores = tuple(0 if seat == out else rules.hand_score(hand) for seat, hand in enumerate(s.hands))
-    s.totals = tuple(t + x for t, x in zip(s.totals, scores))
+    s.totals = tuple(t + x for t, x in zip(s.totals, scores, strict=True))
     s.results = (*s.results, RoundResult(s.round, out, scores))
     events.append(
         _event(
@@ -817,7 +819,7 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]
     are listed too. ``now`` matters for the stock draw while claims are open.
     """
     key = (seat, now if state.phase is Phase.DRAW and seat == state.turn else None)
-    cached = state._legal.get(key)
+    cached: list[Move] | None = state._legal.get(key)
     if cached is not None:
         return cached
     moves = _legal_moves(state, seat, now)

@@ -1,0 +1,1 @@
+"""The May I game service (REST API over Redis) and the mayi command line."""
