@@ -1,0 +1,1 @@
+"""HTTP resources, one flask-smorest Blueprint each."""

@@ -1,0 +1,335 @@
+"""Tables and play: ``/v1/games``."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, request, stream_with_context
+from flask.views import MethodView
+from flask_smorest import Blueprint
+
+from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
+from mayi_engine.cards import parse_card, parse_cards
+
+from .. import schemas as s
+from ..problems import CONTENT_TYPE, ServiceError
+from ..tables import STATUSES, Tables, Viewer, visible
+from .common import bearer_token, document_errors, services
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
+
+ACTION_ERRORS = (401, 403, 404, 409, 412, 422, 429)
+
+
+def _tables() -> Tables:
+    return services().tables
+
+
+def _if_match() -> int | None:
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        return None
+    text = raw.strip()
+    if text.startswith("W/"):
+        text = text[2:]
+    text = text.strip('"')
+    if "-" in text:  # an ETag of ours: "<game>-<version>-<seat>" ... take the version
+        parts = text.split("-")
+        text = parts[-2] if len(parts) >= 3 else parts[0]
+    if not text.isdigit():
+        raise ServiceError(422, "validation_error", "If-Match: give the game version you saw (a whole number)")
+    return int(text)
+
+
+def _idempotency_key() -> str | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not 1 <= len(key) <= 255:
+        raise ServiceError(422, "validation_error", "Idempotency-Key: 1 to 255 characters")
+    return key
+
+
+def _act(game_id: str, move: Move, body: dict[str, Any]) -> dict[str, Any]:
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    return _tables().act(
+        game_id,
+        bearer_token(),
+        move,
+        if_match=_if_match(),
+        idempotency_key=_idempotency_key(),
+        body_digest=digest,
+    )
+
+
+def _etag(view: dict[str, Any]) -> str:
+    seat = view.get("seat")
+    return f'"{view["id"]}-{view["version"]}-{"p" if seat is None else seat}"'
+
+
+def _with_etag(view: dict[str, Any]) -> Response:
+    response = current_app.response_class(json.dumps(s.GameViewSchema().dump(view)), mimetype="application/json")
+    response.headers["ETag"] = _etag(view)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@blp.route("")
+class Games(MethodView):
+    @blp.arguments(
+        s.GameCreateSchema,
+        example={
+            "variant": "may_i",
+            "seats": 3,
+            "options": {"claim_seconds": 15, "turn_seconds": 60},
+            "players": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}],
+        },
+    )
+    @blp.response(201, s.GameCreatedSchema)
+    @document_errors(422, 429)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Create a table
+
+        `players` fills seats at once and returns their tokens (shown only once);
+        the game starts when every seat is taken. A `test` block (seed, stacked
+        decks, start round) makes the table unrated.
+        """
+        tables = _tables()
+        record, issued = tables.create(data)
+        view = tables.view(record, Viewer(None))
+        return {"game_id": record.id, "seats": issued, "game": view}
+
+    @blp.arguments(s.ListGamesQuerySchema, location="query")
+    @blp.response(200, s.GameListSchema)
+    @document_errors(422, 429)
+    def get(self, query: dict[str, Any]) -> dict[str, Any]:
+        """List tables
+
+        Newest first, filtered by `status` and `variant`, a page at a time.
+        """
+        repo = _tables().repo
+        statuses = [query["status"]] if "status" in query else list(STATUSES)
+        page, size = query["page"], query["page_size"]
+        variant = query.get("variant")
+        if variant is None:
+            ids, total = repo.list_ids(statuses, (page - 1) * size, size)
+            records = repo.load_many(ids)
+        else:
+            # Filter by variant over the status index (bounded scan).
+            ids, _ = repo.list_ids(statuses, 0, 5000)
+            matching = [r for r in repo.load_many(ids) if r.meta["variant"] == variant]
+            total = len(matching)
+            records = matching[(page - 1) * size : page * size]
+        games = [
+            {
+                "id": r.id,
+                "variant": r.meta["variant"],
+                "status": r.status,
+                "seats": r.meta["seats"],
+                "names": r.meta["names"],
+                "rated": r.meta["rated"],
+                "created_at": r.meta["created_at"],
+                "version": r.version,
+            }
+            for r in records
+        ]
+        return {"games": games, "page": page, "page_size": size, "total": total}
+
+
+@blp.route("/<string:game_id>")
+class Game(MethodView):
+    @blp.response(200, s.GameViewSchema, headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}})
+    @document_errors(403, 404, 429)
+    def get(self, game_id: str) -> Response:
+        """The caller's view of a game
+
+        With a seat token: the seat's hand and its legal moves. Without: the
+        public view. Honors `If-None-Match`.
+        """
+        tables = _tables()
+        viewer = tables.viewer(game_id, bearer_token())
+        record = tables.load(game_id)
+        view = tables.view(record, viewer)
+        etag = _etag(view)
+        if request.headers.get("If-None-Match") == etag:
+            response = current_app.response_class(status=304)
+            response.headers["ETag"] = etag
+            return response
+        return _with_etag(view)
+
+
+@blp.route("/<string:game_id>/seats")
+class Seats(MethodView):
+    @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
+    @blp.response(201, s.SeatTakenSchema)
+    @document_errors(404, 409, 422, 429)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Take an open seat
+
+        The lowest open seat, or `seat` if given. Returns the seat token (shown
+        only once). The game starts when every seat is taken.
+        """
+        tables = _tables()
+        record, seat, token = tables.take_seat(game_id, data["name"], data.get("seat"))
+        return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
+
+
+@blp.route("/<string:game_id>/turn/draw")
+class Draw(MethodView):
+    @blp.arguments(s.DrawInSchema, example={"source": "stock"})
+    @blp.response(200, s.GameViewSchema)
+    @document_errors(*ACTION_ERRORS)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Draw from the stock or take the discard
+
+        The stock draw waits until every eligible seat has answered the upcard
+        or the claim window has closed (`claims_open`, with `retry_after`).
+        """
+        move = DrawStock() if data["source"] == "stock" else TakeDiscard()
+        return _act(game_id, move, data)
+
+
+@blp.route("/<string:game_id>/turn/discard")
+class DiscardCard(MethodView):
+    @blp.arguments(s.DiscardInSchema, example={"card": "QS"})
+    @blp.response(200, s.GameViewSchema)
+    @document_errors(*ACTION_ERRORS)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Discard a card, ending the turn"""
+        return _act(game_id, Discard(parse_card(data["card"])), data)
+
+
+@blp.route("/<string:game_id>/claims")
+class Claims(MethodView):
+    @blp.arguments(s.ClaimInSchema, example={"claim": True})
+    @blp.response(200, s.GameViewSchema)
+    @document_errors(*ACTION_ERRORS)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Claim (May I / buy) or pass the upcard
+
+        Also answers the May I first-upcard offer. Priority, not arrival order,
+        decides who gets a claimed card.
+        """
+        return _act(game_id, Claim() if data["claim"] else Pass(), data)
+
+
+def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
+    return tuple(
+        LayOffPart(item["meld"], parse_cards(item["cards"], f"lay_offs[{i}].cards"), item.get("joker_to"))
+        for i, item in enumerate(items)
+    )
+
+
+@blp.route("/<string:game_id>/melds")
+class Melds(MethodView):
+    @blp.arguments(
+        s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []}
+    )
+    @blp.response(200, s.GameViewSchema)
+    @document_errors(*ACTION_ERRORS)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Go down
+
+        Lay down exactly the round's contract; runs low to high, a joker where
+        the card it stands for goes. Optional lay-offs in the same request
+        (where the variant allows them on the go-down turn), all or nothing.
+        """
+        melds = tuple(parse_cards(m, f"melds[{i}]") for i, m in enumerate(data["melds"]))
+        return _act(game_id, GoDown(melds, _parts(data.get("lay_offs") or [])), data)
+
+
+@blp.route("/<string:game_id>/lay-offs")
+class LayOffs(MethodView):
+    @blp.arguments(s.LayOffsInSchema, example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
+    @blp.response(200, s.GameViewSchema)
+    @document_errors(*ACTION_ERRORS)
+    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Lay off cards on melds on the table
+
+        All or nothing. `joker_to` says where a joker goes (a joker laid off on
+        a run, or one displaced by the card it stood for).
+        """
+        return _act(game_id, LayOff(_parts(data["lay_offs"])), data)
+
+
+@blp.route("/<string:game_id>/events")
+class Events(MethodView):
+    @blp.arguments(s.EventsQuerySchema, location="query")
+    @blp.response(200, s.EventListSchema)
+    @document_errors(403, 404, 422, 429)
+    def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
+        """Events after a number, long-polling
+
+        Returns the events after `after` that the caller may see; if there are
+        none, waits up to `wait` seconds (at most 60) for the next.
+        """
+        tables = _tables()
+        viewer = tables.viewer(game_id, bearer_token())
+        wait = min(query["wait"], services().settings.max_wait_seconds)
+        events = tables.events(game_id, viewer, query["after"], wait)
+        last = events[-1]["seq"] if events else query["after"]
+        return {"events": events, "last": last}
+
+
+@blp.route("/<string:game_id>/events/stream")
+class EventStream(MethodView):
+    @blp.response(
+        200,
+        content_type="text/event-stream",
+        description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
+    )
+    @document_errors(403, 404, 429)
+    def get(self, game_id: str) -> Response:
+        """Events as Server-Sent Events
+
+        Resumes after the `Last-Event-ID` header (or `?after=`). The server
+        closes the stream after a few minutes; clients reconnect with
+        `Last-Event-ID`.
+        """
+        tables = _tables()
+        viewer = tables.viewer(game_id, bearer_token())
+        tables.load(game_id)
+        raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+        if not raw.isdigit():
+            raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
+        settings = services().settings
+        return Response(
+            stream_with_context(_sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)),
+            mimetype="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+
+def _sse(tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float) -> Iterator[str]:
+    end = time.monotonic() + max_seconds
+    yield "retry: 2000\n\n"
+    while time.monotonic() < end:
+        wait = max(0.05, min(heartbeat, end - time.monotonic()))
+        found = tables.repo.events_after(game_id, after) or tables.repo.wait_events(game_id, after, int(wait * 1000))
+        if not found:
+            yield ": keep-alive\n\n"
+            continue
+        for event in found:
+            after = event["seq"]
+            shown = visible(event, viewer.seat)
+            yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
+
+
+@blp.route("/<string:game_id>/replay")
+class Replay(MethodView):
+    @blp.response(200, s.ReplaySchema)
+    @document_errors(404, 409, 429)
+    def get(self, game_id: str) -> dict[str, Any]:
+        """The whole game, after it ends
+
+        Every event with every private detail (each dealt hand, each card drawn),
+        and the seed of the shuffles.
+        """
+        return _tables().replay(game_id)
+
+
+__all__ = ["CONTENT_TYPE", "blp"]

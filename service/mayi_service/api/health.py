@@ -1,0 +1,101 @@
+"""Liveness and metrics."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from flask import Response, g, request
+from flask.views import MethodView
+from flask_smorest import Blueprint
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+
+from .. import schemas as s
+from .common import services
+
+blp = Blueprint("health", __name__, description="Liveness and metrics")
+
+REQUESTS = Counter("mayi_http_requests_total", "HTTP requests", ["method", "endpoint", "status"])
+LATENCY = Histogram(
+    "mayi_http_request_seconds",
+    "HTTP request latency",
+    ["endpoint"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10),
+)
+ACTIONS = Counter("mayi_actions_total", "Game actions applied", ["action", "outcome"])
+
+
+@blp.route("/healthz")
+class Health(MethodView):
+    @blp.response(200, s.HealthSchema)
+    @blp.alt_response(503, schema=s.HealthSchema, description="Redis is not reachable")
+    def get(self) -> Any:
+        """Liveness and Redis reachability"""
+        try:
+            ok = services().tables.repo.ping()
+        except Exception:
+            ok = False
+        body = {"status": "ok" if ok else "unavailable", "redis": ok}
+        return body, (200 if ok else 503)
+
+
+@blp.route("/metrics")
+class Metrics(MethodView):
+    @blp.response(200, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
+    def get(self) -> Response:
+        """Metrics in Prometheus format
+
+        Requests, latency, actions, games by status, and the job queue depth.
+        """
+        registry = _registry()
+        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+
+
+class _StoreCollector:
+    """Gauges read from Redis at scrape time (shared by every API process)."""
+
+    def collect(self) -> Any:
+        svc = services()
+        games = GaugeMetricFamily("mayi_games", "Games by status", labels=["status"])
+        for status in ("waiting", "playing", "finished"):
+            games.add_metric([status], svc.tables.repo.count(status))
+        yield games
+        depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
+        depth.add_metric([], svc.redis.llen(f"rq:queue:{svc.settings.queue_name}"))
+        yield depth
+
+
+def _registry() -> CollectorRegistry:
+    import os
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        registry = CollectorRegistry()
+        for collector in (REQUESTS, LATENCY, ACTIONS):
+            registry.register(collector)
+    registry.register(_StoreCollector())  # type: ignore[arg-type]
+    return registry
+
+
+def before_request() -> None:
+    g.mayi_started = time.perf_counter()
+
+
+def after_request(response: Response) -> Response:
+    started = getattr(g, "mayi_started", None)
+    endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    if started is not None:
+        LATENCY.labels(endpoint).observe(time.perf_counter() - started)
+    REQUESTS.labels(request.method, endpoint, str(response.status_code)).inc()
+    if request.method == "POST" and "/v1/games/" in request.path and endpoint.rsplit("/", 1)[-1] != "seats":
+        action = endpoint.split("<string:game_id>/", 1)[-1]
+        ACTIONS.labels(action, "ok" if response.status_code < 400 else "refused").inc()
+    return response
+
+
+__all__ = ["REGISTRY", "blp"]

@@ -1,0 +1,127 @@
+"""The Flask application: ``create_app()``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Flask, Response, redirect, request
+from flask_cors import CORS
+from flask_limiter import Limiter
+from flask_smorest import Api
+from rq import Queue
+
+from . import problems
+from .api import games, health
+from .api.common import Services, bearer_token
+from .clock import Clock
+from .config import Settings
+from .repository import GameRepository
+from .store import connect, redis_url
+from .tables import Tables, token_hash
+
+API_VERSION = "1.0.0"
+
+DESCRIPTION = """\
+The HTTP API of the May I game service: tables, turns, claims, melds and
+events for the contract-rummy games **May I** and **Shanghai**.
+
+* Card codes: rank then suit (`TH`, `AS`), `JK` for a joker; input is
+  case-insensitive and `10H` is read as `TH`.
+* Auth: `Authorization: Bearer <token>`; a seat token acts for one seat. No
+  token: the public (spectator) view.
+* Errors are `application/problem+json` with a stable `code`; a rule
+  violation says which rule, in words a player understands.
+* Actions accept `If-Match: <version>` (412 if the game moved on) and
+  `Idempotency-Key` (a retry gets the first response again).
+"""
+
+
+def _limit_key() -> str:
+    try:
+        token = bearer_token()
+    except Exception:
+        token = None
+    return "t:" + token_hash(token)[:32] if token else "a:" + (request.remote_addr or "?")
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
+    """Build the API app. Settings come from the environment unless given."""
+    settings = settings or Settings.from_env(**overrides)
+    url = redis_url(settings.redis_url, settings.data_dir)
+    client = connect(url)
+    repo = GameRepository(client, settings.key_prefix, settings.idempotency_ttl)
+    queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
+    clock = Clock(repo, queue)
+    tables = Tables(repo, on_commit=clock.on_commit)
+
+    app = Flask("mayi_service")
+    app.config.update(
+        API_TITLE="May I game service",
+        API_VERSION=API_VERSION,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        API_SPEC_OPTIONS={
+            "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
+            "components": {
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "A seat token"}}
+            },
+            "security": [{}, {"bearer": []}],
+        },
+        MAX_CONTENT_LENGTH=settings.max_body_bytes,
+        RATELIMIT_HEADERS_ENABLED=True,
+        JSON_SORT_KEYS=False,
+    )
+    app.extensions["mayi"] = Services(settings, tables, client)
+    app.extensions["mayi_url"] = url
+
+    api = Api(app)
+    api.register_blueprint(health.blp)
+    api.register_blueprint(games.blp)
+    problems.register(app)
+
+    limiter = Limiter(
+        _limit_key,
+        app=app,
+        storage_uri=_limiter_uri(url),
+        strategy="moving-window",
+        enabled=settings.rate_limits_enabled,
+        default_limits=[settings.rate_limit_token],
+        application_limits=[],
+        headers_enabled=True,
+        key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
+    )
+    limiter.limit(settings.rate_limit_address, key_func=lambda: request.remote_addr or "?", per_method=False)
+    limiter.exempt(health.blp)
+
+    CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])
+    app.before_request(health.before_request)
+    app.after_request(health.after_request)
+    _docs(app)
+    return app
+
+
+def _limiter_uri(url: str) -> str:
+    if url.startswith("unix://"):
+        return "redis+unix://" + url[len("unix://") :]
+    return url
+
+
+def _docs(app: Flask) -> None:
+    """``/docs``: Swagger UI with its assets served from this package (no CDN)."""
+    from flask_swagger_ui import get_swaggerui_blueprint
+
+    ui = get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "May I game service"})
+    app.register_blueprint(ui)
+
+    @app.get("/")
+    def index() -> Response:
+        return redirect("/docs/", 302)  # type: ignore[return-value]
+
+
+def openapi_document(app: Flask) -> dict[str, Any]:
+    """The OpenAPI document of ``app`` as data (what ``mayi openapi`` writes)."""
+    with app.test_request_context():
+        spec: dict[str, Any] = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    return json.loads(json.dumps(spec))

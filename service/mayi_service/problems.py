@@ -1,0 +1,165 @@
+"""Errors as ``application/problem+json`` (RFC 9457): one handler for them all.
+
+Every error body has ``type, title, status, detail, code``; rule violations
+keep the engine's message, which names the rule and the cards.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException
+
+from mayi_engine.errors import IllegalMoveError, InvalidMoveError, MayIError
+
+log = logging.getLogger(__name__)
+
+PROBLEM_TYPE = "https://mayi.invalid/problems/"
+CONTENT_TYPE = "application/problem+json"
+
+#: HTTP status of each engine error code (409: not now; 422: never as sent).
+ENGINE_STATUS = {
+    "not_your_turn": 409,
+    "wrong_phase": 409,
+    "claims_open": 409,
+    "claim_not_allowed": 409,
+    "game_over": 409,
+    "not_due": 409,
+    "card_not_in_hand": 422,
+    "illegal_meld": 422,
+    "illegal_lay_off": 422,
+    "bad_card": 422,
+    "validation_error": 422,
+}
+
+TITLES = {
+    400: "Bad request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    406: "Not acceptable",
+    409: "Conflict",
+    412: "Precondition failed",
+    413: "Request too large",
+    415: "Unsupported media type",
+    422: "Unprocessable request",
+    429: "Too many requests",
+    500: "Internal server error",
+    503: "Service unavailable",
+}
+
+HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    412: "version_conflict",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+class ServiceError(Exception):
+    """An error the API reports: status, stable code, and a detail for people."""
+
+    def __init__(self, status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any):
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    body = {
+        "type": PROBLEM_TYPE + code,
+        "title": TITLES.get(status, "Error"),
+        "status": status,
+        "detail": detail,
+        "code": code,
+        **extra,
+    }
+    response = Response(json.dumps(body), status=status, mimetype=CONTENT_TYPE)
+    for k, v in (headers or {}).items():
+        response.headers[k] = v
+    return response
+
+
+def from_engine(exc: MayIError) -> ServiceError:
+    """The API error for an engine error."""
+    status = ENGINE_STATUS.get(exc.code, 409 if isinstance(exc, IllegalMoveError) else 422)
+    if isinstance(exc, InvalidMoveError) and status == 409:
+        status = 422
+    extra = {k: v for k, v in exc.extra.items() if v is not None}
+    headers = {}
+    if exc.code == "claims_open" and "retry_after" in extra:
+        headers["Retry-After"] = str(max(1, int(-(-extra["retry_after"] // 1))))
+    return ServiceError(status, exc.code, exc.message, headers, **extra)
+
+
+def _validation_detail(messages: Any, path: str = "") -> list[str]:
+    out: list[str] = []
+    if isinstance(messages, dict):
+        for key, value in messages.items():
+            if key in ("json", "query", "headers", "form", "files", "view_args") and not path:
+                out += _validation_detail(value, "")
+            else:
+                out += _validation_detail(value, f"{path}.{key}" if path else str(key))
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        out.append(f"{path or 'body'}: {' '.join(messages)}")
+    elif isinstance(messages, list):
+        for i, m in enumerate(messages):
+            out += _validation_detail(m, f"{path}[{i}]")
+    else:
+        out.append(f"{path or 'body'}: {messages}")
+    return out
+
+
+def register(app: Flask) -> None:
+    """Install the one error handler (after flask-smorest's, so it wins)."""
+
+    @app.errorhandler(ServiceError)
+    def _service(exc: ServiceError) -> Response:
+        return problem(exc.status, exc.code, exc.detail, exc.headers, **exc.extra)
+
+    @app.errorhandler(MayIError)
+    def _engine(exc: MayIError) -> Response:
+        return _service(from_engine(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        data = getattr(exc, "data", None) or {}
+        headers = {}
+        if status == 422 and "messages" in data:
+            details = _validation_detail(data["messages"])
+            return problem(422, "validation_error", "; ".join(details) or "The request is not valid", errors=details)
+        if status == 429:
+            retry = getattr(exc, "retry_after", None)
+            headers["Retry-After"] = str(retry or 1)
+            detail = f"Too many requests: the limit is {exc.description}. Retry after the Retry-After header's seconds."
+            return problem(429, "rate_limited", detail, headers)
+        if status == 405:
+            headers["Allow"] = ", ".join(sorted(exc.valid_methods or [])) if hasattr(exc, "valid_methods") else ""
+        detail = exc.description or TITLES.get(status, "Error")
+        if status == 404 and request.path and not data:
+            detail = f"No resource at {request.path}"
+        if status == 413:
+            detail = "The request body is too large"
+        return problem(status, HTTP_CODES.get(status, "error"), detail, headers)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem(500, "internal_error", "Something went wrong on our side; it has been logged")

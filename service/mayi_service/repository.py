@@ -1,0 +1,263 @@
+"""All Redis access of the service lives here.
+
+Keys of one game share the hash tag ``{<game id>}`` so that Redis Cluster keeps
+them in one slot and the commit script may touch them together:
+
+``<prefix>:{<id>}:game``
+    a hash: ``version``, ``seq`` (last event number), ``status``, ``deadline``,
+    ``meta`` (JSON: variant, options, seats, names, rated, test block) and
+    ``state`` (the engine's JSON state, once every seat is taken).
+``<prefix>:{<id>}:events``
+    a stream, one entry per event, ID ``<seq>-0``, field ``e`` = event JSON.
+``<prefix>:{<id>}:tokens``
+    a hash from SHA-256(token) to seat number. Tokens are never stored in clear.
+``<prefix>:{<id>}:idem:<digest>``
+    the first response to an Idempotency-Key, with the digest of its body.
+
+Cross-game indexes share the tag ``{index}``: ``games:<status>`` (sorted by
+creation time) and ``deadlines`` (game ids by their next deadline).
+
+Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
+version read before the engine ran and writes the new state, version, events,
+tokens and idempotency record in one atomic step (optimistic concurrency: a
+caller that lost the race reloads and tries again).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+COMMIT_SCRIPT = """
+local game, events, tokens, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local v = redis.call('HGET', game, 'version')
+if v == false then return {-3} end
+if v ~= ARGV[1] then return {-1} end
+local i = 2
+local idem_value = ARGV[i]
+local idem_ttl = ARGV[i + 1]
+i = i + 2
+if idem_value ~= '' and redis.call('EXISTS', idem) == 1 then return {-2} end
+local nv = tonumber(v) + 1
+local n = tonumber(ARGV[i]); i = i + 1
+local fields = {'version', nv}
+for _ = 1, n do
+  fields[#fields + 1] = ARGV[i]
+  fields[#fields + 1] = ARGV[i + 1]
+  i = i + 2
+end
+redis.call('HSET', game, unpack(fields))
+n = tonumber(ARGV[i]); i = i + 1
+for _ = 1, n do
+  redis.call('XADD', events, ARGV[i], 'e', ARGV[i + 1])
+  i = i + 2
+end
+n = tonumber(ARGV[i]); i = i + 1
+for _ = 1, n do
+  redis.call('HSET', tokens, ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+if idem_value ~= '' then
+  redis.call('SET', idem, idem_value, 'EX', idem_ttl)
+end
+return {nv}
+"""
+
+VERSION_CONFLICT = -1
+IDEMPOTENT_REPLAY = -2
+GAME_GONE = -3
+
+
+@dataclass
+class GameRecord:
+    """One game as stored: its meta data, the engine state JSON, and counters."""
+
+    id: str
+    version: int
+    seq: int
+    status: str
+    meta: dict[str, Any]
+    state: str | None
+    deadline: float | None = None
+    #: When the clock job of this game is due to run (see :mod:`mayi_service.clock`).
+    clock_at: float | None = None
+
+
+@dataclass
+class Change:
+    """What one commit writes."""
+
+    fields: dict[str, str] = field(default_factory=dict)
+    events: list[tuple[int, str]] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)
+    idempotency: tuple[str, str] | None = None  # (key digest, record JSON)
+
+
+class GameRepository:
+    def __init__(self, client: redis.Redis, prefix: str = "mayi", idempotency_ttl: int = 86400) -> None:
+        self.r = client
+        self.prefix = prefix
+        self.idempotency_ttl = idempotency_ttl
+        self._commit = client.register_script(COMMIT_SCRIPT)
+
+    # -- keys ---------------------------------------------------------------
+    def game_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:game"
+
+    def events_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:events"
+
+    def tokens_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:tokens"
+
+    def idem_key(self, game_id: str, digest: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:idem:{digest}"
+
+    def index_key(self, name: str) -> str:
+        return f"{self.prefix}:{{index}}:{name}"
+
+    # -- games --------------------------------------------------------------
+    def create(self, record: GameRecord, tokens: dict[str, int], events: Sequence[tuple[int, str]], created: float) -> None:
+        """Store a new game (its id is fresh and random, so nothing else holds it)."""
+        pipe = self.r.pipeline(transaction=True)
+        mapping: dict[str, Any] = {
+            "version": record.version,
+            "seq": record.seq,
+            "status": record.status,
+            "meta": json.dumps(record.meta, separators=(",", ":")),
+            "deadline": "" if record.deadline is None else repr(record.deadline),
+        }
+        if record.state is not None:
+            mapping["state"] = record.state
+        pipe.hset(self.game_key(record.id), mapping=mapping)
+        if tokens:
+            pipe.hset(self.tokens_key(record.id), mapping=tokens)
+        for seq, event in events:
+            pipe.xadd(self.events_key(record.id), {"e": event}, id=f"{seq}-0")
+        pipe.execute()
+        self.index(record.id, record.status, created, None)
+
+    def load(self, game_id: str) -> GameRecord | None:
+        data = self.r.hgetall(self.game_key(game_id))
+        if not data:
+            return None
+        deadline = data.get(b"deadline", b"")
+        clock_at = data.get(b"clock_at", b"")
+        return GameRecord(
+            id=game_id,
+            version=int(data[b"version"]),
+            seq=int(data[b"seq"]),
+            status=data[b"status"].decode(),
+            meta=json.loads(data[b"meta"]),
+            state=data[b"state"].decode() if b"state" in data else None,
+            deadline=float(deadline) if deadline else None,
+            clock_at=float(clock_at) if clock_at else None,
+        )
+
+    def commit(self, game_id: str, expected_version: int, change: Change) -> int:
+        """Apply ``change`` if the game is still at ``expected_version``.
+
+        Returns the new version, or :data:`VERSION_CONFLICT`, :data:`IDEMPOTENT_REPLAY`
+        (the idempotency record exists already) or :data:`GAME_GONE`.
+        """
+        args: list[Any] = [str(expected_version)]
+        if change.idempotency is not None:
+            args += [change.idempotency[1], str(self.idempotency_ttl)]
+        else:
+            args += ["", "0"]
+        args.append(len(change.fields))
+        for k, v in change.fields.items():
+            args += [k, v]
+        args.append(len(change.events))
+        for seq, event in change.events:
+            args += [f"{seq}-0", event]
+        args.append(len(change.tokens))
+        for k, seat in change.tokens.items():
+            args += [k, seat]
+        idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
+        keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
+        result = self._commit(keys=keys, args=args)
+        return int(result[0])
+
+    def index(self, game_id: str, status: str, created: float, old_status: str | None) -> None:
+        """Keep the status indexes in step with a game (idempotent; safe to repeat)."""
+        pipe = self.r.pipeline(transaction=False)
+        if old_status and old_status != status:
+            pipe.zrem(self.index_key(f"games:{old_status}"), game_id)
+        pipe.zadd(self.index_key(f"games:{status}"), {game_id: created})
+        pipe.execute()
+
+    def set_clock(self, game_id: str, at: float | None) -> None:
+        """Record when the game's clock job runs (``None``: no job; the game needs none)."""
+        pipe = self.r.pipeline(transaction=False)
+        if at is None:
+            pipe.hdel(self.game_key(game_id), "clock_at")
+            pipe.zrem(self.index_key("deadlines"), game_id)
+        else:
+            pipe.hset(self.game_key(game_id), "clock_at", repr(at))
+            pipe.zadd(self.index_key("deadlines"), {game_id: at})
+        pipe.execute()
+
+    def list_ids(self, statuses: Iterable[str], offset: int, limit: int) -> tuple[list[str], int]:
+        """Game ids with one of ``statuses``, newest first: one page and the total."""
+        keys = [self.index_key(f"games:{s}") for s in statuses]
+        if len(keys) == 1:
+            key = keys[0]
+            total = self.r.zcard(key)
+            ids = self.r.zrevrange(key, offset, offset + limit - 1)
+        else:
+            # The index keys share one hash tag, so a union stays in one slot.
+            key = self.index_key("games:tmp-union")
+            pipe = self.r.pipeline(transaction=True)
+            pipe.zunionstore(key, keys)
+            pipe.zcard(key)
+            pipe.zrevrange(key, offset, offset + limit - 1)
+            pipe.delete(key)
+            _, total, ids, _ = pipe.execute()
+        return [i.decode() for i in ids], int(total)
+
+    def load_many(self, game_ids: Sequence[str]) -> list[GameRecord]:
+        pipe = self.r.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hmget(self.game_key(gid), ["version", "seq", "status", "meta"])
+        out = []
+        for gid, row in zip(game_ids, pipe.execute(), strict=True):
+            if row[0] is None:
+                continue
+            out.append(GameRecord(gid, int(row[0]), int(row[1]), row[2].decode(), json.loads(row[3]), None))
+        return out
+
+    def due_games(self, now: float, limit: int = 100) -> list[str]:
+        """Games whose clock job should have run by ``now``."""
+        return [g.decode() for g in self.r.zrangebyscore(self.index_key("deadlines"), "-inf", now, start=0, num=limit)]
+
+    def count(self, status: str) -> int:
+        return int(self.r.zcard(self.index_key(f"games:{status}")))
+
+    # -- tokens and idempotency -------------------------------------------
+    def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
+        seat = self.r.hget(self.tokens_key(game_id), token_hash)
+        return None if seat is None else int(seat)
+
+    def idempotency_record(self, game_id: str, digest: str) -> dict[str, Any] | None:
+        raw = self.r.get(self.idem_key(game_id, digest))
+        return None if raw is None else json.loads(raw)
+
+    # -- events -------------------------------------------------------------
+    def events_after(self, game_id: str, after: int, count: int = 1000) -> list[dict[str, Any]]:
+        rows = self.r.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
+        return [json.loads(fields[b"e"]) for _, fields in rows]
+
+    def wait_events(self, game_id: str, after: int, timeout_ms: int, count: int = 1000) -> list[dict[str, Any]]:
+        """Events after ``after``, blocking up to ``timeout_ms`` for the first one."""
+        found = self.r.xread({self.events_key(game_id): f"{after}-0"}, count=count, block=max(1, timeout_ms))
+        if not found:
+            return []
+        return [json.loads(fields[b"e"]) for _, fields in found[0][1]]
+
+    def ping(self) -> bool:
+        return bool(self.r.ping())

@@ -1,0 +1,433 @@
+"""Tables: creating games, seating players, and applying moves through Redis.
+
+This module joins the engine and the repository; the HTTP views only parse,
+call one function here, and render. Nothing is kept in process memory: every
+call loads the game from Redis, and every change is one atomic commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mayi_engine import game as engine
+from mayi_engine.cards import card_codes, parse_card
+from mayi_engine.errors import MayIError
+from mayi_engine.moves import Move, Timeout
+from mayi_engine.rules import get_rules
+from mayi_engine.state import State, dumps, loads
+from mayi_engine.views import player_view
+
+from .problems import ServiceError, from_engine
+from .repository import GAME_GONE, IDEMPOTENT_REPLAY, VERSION_CONFLICT, Change, GameRecord, GameRepository
+
+MAX_ATTEMPTS = 100
+TOKEN_BYTES = 32
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+STATUSES = (WAITING, PLAYING, FINISHED)
+
+
+def new_token(kind: str = "seat") -> str:
+    """A fresh bearer token (256 random bits)."""
+    return f"mayi_{kind}_{secrets.token_urlsafe(TOKEN_BYTES)}"
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+@dataclass
+class Viewer:
+    """Who is asking: a seat, or nobody (a spectator)."""
+
+    seat: int | None
+
+
+class Tables:
+    """The table operations of the API, over one :class:`GameRepository`."""
+
+    def __init__(
+        self,
+        repo: GameRepository,
+        clock: Callable[[], float] = time.time,
+        on_commit: Callable[[GameRecord | None, GameRecord], None] | None = None,
+    ) -> None:
+        self.repo = repo
+        self.clock = clock
+        self.on_commit = on_commit
+
+    # -- creating and seating ---------------------------------------------
+    def create(self, data: dict[str, Any]) -> tuple[GameRecord, list[dict[str, Any]]]:
+        """Create a table; seat the given ``players`` at once. Returns the record and their tokens."""
+        variant = data["variant"]
+        seats = data["seats"]
+        options = data.get("options") or {}
+        try:
+            rules = get_rules(variant, options)
+        except MayIError as exc:
+            raise from_engine(exc) from exc
+        if not rules.min_players <= seats <= rules.max_players:
+            raise ServiceError(
+                422,
+                "validation_error",
+                f"seats: {rules.title} is for {rules.min_players} to {rules.max_players} players, not {seats}",
+            )
+        players = data.get("players") or []
+        if len(players) > seats:
+            raise ServiceError(422, "validation_error", f"players: {len(players)} players for {seats} seats")
+        test = data.get("test")
+        meta: dict[str, Any] = {
+            "variant": variant,
+            "options": options,
+            "seats": seats,
+            "names": [None] * seats,
+            "rated": test is None,
+            "created_at": self.clock(),
+        }
+        if test is not None:
+            meta["test"] = _check_test(test, rules)
+        tokens: dict[str, int] = {}
+        issued = []
+        for seat, player in enumerate(players):
+            token = new_token()
+            tokens[token_hash(token)] = seat
+            meta["names"][seat] = player["name"]
+            issued.append({"seat": seat, "name": player["name"], "token": token})
+        game_id = secrets.token_urlsafe(9)
+        record = GameRecord(game_id, 1, 0, WAITING, meta, None)
+        events: list[tuple[int, str]] = []
+        now = self.clock()
+        if all(meta["names"]):
+            state, engine_events = self._start(meta, now)
+            record.state = dumps(state)
+            record.status = PLAYING
+            record.deadline = engine.deadline(state)
+            events = self._stamp(engine_events, 0, now)
+            record.seq = len(events)
+        self.repo.create(record, tokens, events, meta["created_at"])
+        if self.on_commit is not None:
+            self.on_commit(None, record)
+        return record, issued
+
+    def _start(self, meta: dict[str, Any], now: float) -> tuple[State, list[dict[str, Any]]]:
+        rules = get_rules(meta["variant"], meta["options"])
+        test = meta.get("test") or {}
+        seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
+        stacked = test.get("stacked_decks")
+        stacks = [None if s is None else [parse_card(c) for c in s] for s in stacked] if stacked else None
+        try:
+            return engine.start_game(
+                rules, meta["names"], seed, now=now, stacked=stacks, start_round=test.get("start_round", 1)
+            )
+        except MayIError as exc:
+            raise from_engine(exc) from exc
+
+    def take_seat(self, game_id: str, name: str, seat: int | None) -> tuple[GameRecord, int, str]:
+        """Take an open seat (the lowest, or the one asked for); the game starts when all are taken."""
+        for _ in range(MAX_ATTEMPTS):
+            record = self.load(game_id)
+            names = record.meta["names"]
+            if record.status != WAITING:
+                raise ServiceError(409, "game_started", f"Game {game_id} has no open seat: it has started")
+            if seat is None:
+                chosen = names.index(None)
+            elif not 0 <= seat < len(names):
+                raise ServiceError(422, "validation_error", f"seat: this table has seats 0 to {len(names) - 1}")
+            elif names[seat] is not None:
+                raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
+            else:
+                chosen = seat
+            meta = dict(record.meta, names=[name if i == chosen else n for i, n in enumerate(names)])
+            token = new_token()
+            change = Change(fields={"meta": _json(meta)}, tokens={token_hash(token): chosen})
+            now = self.clock()
+            if all(meta["names"]):
+                state, events = self._start(meta, now)
+                change.fields.update(self._state_fields(state, record.seq + len(events)))
+                change.events = self._stamp(events, record.seq, now)
+            result = self.repo.commit(game_id, record.version, change)
+            if result == VERSION_CONFLICT:
+                continue
+            if result == GAME_GONE:
+                raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            updated = self.load(game_id)
+            self._after_commit(record, updated)
+            return updated, chosen, token
+        raise ServiceError(503, "version_conflict", "The table is too busy; try again")
+
+    # -- reading ------------------------------------------------------------
+    def load(self, game_id: str) -> GameRecord:
+        record = self.repo.load(game_id)
+        if record is None:
+            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+        return record
+
+    def viewer(self, game_id: str, token: str | None, *, required: bool = False) -> Viewer:
+        """Who holds ``token`` at this game (``required``: a seat token must be given)."""
+        if not token:
+            if required:
+                raise ServiceError(
+                    401,
+                    "unauthorized",
+                    "This action needs a seat token: send 'Authorization: Bearer <token>'",
+                    {"WWW-Authenticate": 'Bearer realm="mayi"'},
+                )
+            return Viewer(None)
+        digest = token_hash(token)
+        seat = self.repo.seat_for_token_hash(game_id, digest)
+        if seat is None or not hmac.compare_digest(digest, token_hash(token)):
+            if self.repo.load(game_id) is None:
+                raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            raise ServiceError(403, "forbidden", f"This token holds no seat at game {game_id}")
+        return Viewer(seat)
+
+    def view(self, record: GameRecord, viewer: Viewer, now: float | None = None) -> dict[str, Any]:
+        """The caller's view of a game."""
+        meta = record.meta
+        base: dict[str, Any] = {
+            "id": record.id,
+            "version": record.version,
+            "status": record.status,
+            "variant": meta["variant"],
+            "options": meta["options"],
+            "rated": meta["rated"],
+            "created_at": meta["created_at"],
+            "last_event": record.seq,
+        }
+        if record.state is None:
+            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta["names"])]
+            base["seat"] = viewer.seat
+            return base
+        state = loads(record.state)
+        view = player_view(state, viewer.seat, self.clock() if now is None else now)
+        view.update(base)
+        return view
+
+    # -- acting -------------------------------------------------------------
+    def act(
+        self,
+        game_id: str,
+        token: str | None,
+        move: Move,
+        *,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+        body_digest: str = "",
+    ) -> dict[str, Any]:
+        """Apply ``move`` for the token's seat; return the seat's new view."""
+        viewer = self.viewer(game_id, token, required=True)
+        seat = viewer.seat
+        idem_digest = None
+        if idempotency_key:
+            idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
+        for _ in range(MAX_ATTEMPTS):
+            if idem_digest is not None:
+                replay = self._replay_idempotent(game_id, idem_digest, body_digest)
+                if replay is not None:
+                    return replay
+            record = self.load(game_id)
+            if if_match is not None and if_match != record.version:
+                raise ServiceError(
+                    412,
+                    "version_conflict",
+                    f"If-Match: the game is at version {record.version}, not {if_match}",
+                    current_version=record.version,
+                )
+            if record.state is None:
+                raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
+            now = self.clock()
+            state = loads(record.state)
+            state, events = self._due_timeouts(state, now)
+            try:
+                new_state, more = engine.play(state, seat, move, now)
+            except MayIError as exc:
+                if events:  # keep the timeouts that were due, then report the error
+                    self._commit_state(record, state, events, now)
+                raise from_engine(exc) from exc
+            events += more
+            version = record.version + 1
+            change = Change(
+                fields=self._state_fields(new_state, record.seq + len(events)),
+                events=self._stamp(events, record.seq, now),
+            )
+            updated = GameRecord(
+                game_id,
+                version,
+                record.seq + len(events),
+                _status(new_state),
+                record.meta,
+                change.fields["state"],
+                engine.deadline(new_state),
+                record.clock_at,
+            )
+            body = self.view(updated, viewer, now)
+            if idem_digest is not None:
+                change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
+            result = self.repo.commit(game_id, record.version, change)
+            if result in (VERSION_CONFLICT, IDEMPOTENT_REPLAY):
+                continue
+            if result == GAME_GONE:
+                raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            self._after_commit(record, updated)
+            return body
+        raise ServiceError(503, "version_conflict", "The game is too busy; try again")
+
+    def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
+        stored = self.repo.idempotency_record(game_id, digest)
+        if stored is None:
+            return None
+        if stored["digest"] != body_digest:
+            raise ServiceError(
+                422,
+                "idempotency_key_reused",
+                "Idempotency-Key: this key was used with another request body; use a new key for a new action",
+            )
+        body: dict[str, Any] = stored["body"]
+        return body
+
+    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[dict[str, Any]]]:
+        due = engine.deadline(state)
+        if due is None or due > now:
+            return state, []
+        try:
+            return engine.play(state, None, Timeout(), now)
+        except MayIError:
+            return state, []
+
+    def run_clock(self, game_id: str) -> bool:
+        """Play every decision of ``game_id`` whose deadline has passed. True if anything moved."""
+        for _ in range(MAX_ATTEMPTS):
+            record = self.repo.load(game_id)
+            if record is None or record.state is None or record.status != PLAYING:
+                return False
+            now = self.clock()
+            state, events = self._due_timeouts(loads(record.state), now)
+            if not events:
+                self._after_commit(record, record)
+                return False
+            if self._commit_state(record, state, events, now):
+                return True
+        return False
+
+    def _commit_state(self, record: GameRecord, state: State, events: list[dict[str, Any]], now: float) -> bool:
+        change = Change(
+            fields=self._state_fields(state, record.seq + len(events)), events=self._stamp(events, record.seq, now)
+        )
+        result = self.repo.commit(record.id, record.version, change)
+        if result < 0:
+            return False
+        updated = GameRecord(
+            record.id,
+            result,
+            record.seq + len(events),
+            _status(state),
+            record.meta,
+            change.fields["state"],
+            engine.deadline(state),
+            record.clock_at,
+        )
+        self._after_commit(record, updated)
+        return True
+
+    def _after_commit(self, before: GameRecord, after: GameRecord) -> None:
+        if before.status != after.status:
+            self.repo.index(after.id, after.status, after.meta["created_at"], before.status)
+        if self.on_commit is not None:
+            self.on_commit(before, after)
+
+    @staticmethod
+    def _state_fields(state: State, seq: int) -> dict[str, str]:
+        due = engine.deadline(state)
+        return {
+            "state": dumps(state),
+            "seq": str(seq),
+            "status": _status(state),
+            "deadline": "" if due is None else repr(due),
+        }
+
+    @staticmethod
+    def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
+        out = []
+        for i, event in enumerate(events, start=last_seq + 1):
+            event = {"seq": i, "time": round(now, 3), **event}
+            out.append((i, _json(event)))
+        return out
+
+    # -- events -------------------------------------------------------------
+    def events(self, game_id: str, viewer: Viewer, after: int, wait: float) -> list[dict[str, Any]]:
+        """Events after ``after`` that ``viewer`` may see, waiting up to ``wait`` seconds for one."""
+        found = self.repo.events_after(game_id, after)
+        if not found and wait > 0:
+            self.load(game_id)
+            found = self.repo.wait_events(game_id, after, int(wait * 1000))
+        return [visible(e, viewer.seat) for e in found]
+
+    def replay(self, game_id: str) -> dict[str, Any]:
+        record = self.load(game_id)
+        if record.status != FINISHED or record.state is None:
+            raise ServiceError(409, "game_not_finished", f"Game {game_id} is not over: the replay opens when it ends")
+        state = loads(record.state)
+        events = self.repo.events_after(game_id, 0, count=1_000_000)
+        return {
+            "id": game_id,
+            "variant": record.meta["variant"],
+            "options": record.meta["options"],
+            "names": record.meta["names"],
+            "seed": state.seed.hex(),
+            "totals": list(state.totals),
+            "events": events,
+        }
+
+
+def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """``event`` as ``seat`` may see it: private data only for its own seat."""
+    if "private" not in event:
+        return event
+    out = {k: v for k, v in event.items() if k != "private"}
+    if seat is not None and event.get("seat") == seat:
+        out["private"] = event["private"]
+    return out
+
+
+def _status(state: State) -> str:
+    return FINISHED if state.finished else PLAYING
+
+
+def _check_test(test: dict[str, Any], rules: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    seed = test.get("seed")
+    if seed is not None:
+        try:
+            raw = bytes.fromhex(seed)
+        except ValueError:
+            raw = b""
+        if len(raw) < 16:
+            raise ServiceError(422, "validation_error", "test.seed: give at least 16 bytes as hexadecimal")
+        out["seed"] = seed.lower()
+    stacks = test.get("stacked_decks")
+    if stacks is not None:
+        if len(stacks) > len(rules.rounds):
+            raise ServiceError(
+                422, "validation_error", f"test.stacked_decks: {rules.title} has {len(rules.rounds)} rounds"
+            )
+        try:
+            out["stacked_decks"] = [None if s is None else card_codes([parse_card(c) for c in s]) for s in stacks]
+        except MayIError as exc:
+            raise ServiceError(422, "validation_error", f"test.stacked_decks: {exc.message}") from exc
+    start_round = test.get("start_round", 1)
+    if not 1 <= start_round <= len(rules.rounds):
+        raise ServiceError(
+            422, "validation_error", f"test.start_round: {rules.title} has rounds 1 to {len(rules.rounds)}"
+        )
+    out["start_round"] = start_round
+    return out
