@@ -6,6 +6,7 @@ import json
 import time
 
 import click
+
 from mayi_engine.errors import MayIError
 from mayi_engine.policies import POLICIES
 from mayi_engine.rules import VARIANTS, get_rules
@@ -109,6 +110,94 @@ def _print_summary(data: dict) -> None:
         seat, bot = key.split(":", 1)
         table.add_row(seat, bot, f"{row['mean_score']:.1f}", f"{row['wins']:g}")
     console.print(table)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="API processes.")
+@click.option("--threads", type=click.IntRange(1, 256), default=32, show_default=True, help="Threads per process.")
+@click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
+def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> None:
+    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var."""
+    import os
+    import subprocess
+    import sys
+
+    from .config import Settings
+    from .server import run_api
+    from .store import redis_url
+
+    settings = Settings.from_env()
+    url = redis_url(settings.redis_url, settings.data_dir)
+    where = (
+        "embedded Redis in " + os.path.abspath(settings.data_dir) if not settings.redis_url else "Redis at REDIS_URL"
+    )
+    env = dict(os.environ, REDIS_URL=url)
+    worker = None
+    if not no_worker:
+        worker = subprocess.Popen([sys.executable, "-m", "mayi_service.cli", "worker"], env=env)
+    os.environ["REDIS_URL"] = url
+    click.echo(f"May I game service on http://{host}:{port} ({where})")
+    click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
+    click.echo("  Stop with Ctrl+C.")
+    try:
+        run_api(host, port, workers, threads)
+    finally:
+        if worker is not None:
+            worker.terminate()
+            try:
+                worker.wait(10)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+
+
+@main.command()
+@click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
+@click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
+def worker(burst: bool, no_sweeper: bool) -> None:
+    """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL."""
+    import threading
+
+    from rq import Queue, SimpleWorker
+
+    from .clock import _worker_parts, start_sweeper
+    from .config import Settings
+
+    settings = Settings.from_env()
+    tables, clock = _worker_parts()
+    stop = threading.Event()
+    if not no_sweeper and not burst:
+        start_sweeper(tables, clock, settings.sweep_seconds, stop)
+    connection = tables.repo.r
+    queue = Queue(settings.queue_name, connection=connection)
+    try:
+        SimpleWorker([queue], connection=connection).work(burst=burst, with_scheduler=True, logging_level="WARNING")
+    finally:
+        stop.set()
+
+
+@main.command()
+@click.option("--output", "-o", default="openapi/openapi.json", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the app generates.")
+def openapi(output: str, check: bool) -> None:
+    """Write the OpenAPI document generated from the app."""
+    from .openapi import render
+
+    text = render()
+    if check:
+        try:
+            with open(output, encoding="utf-8") as fh:
+                current = fh.read()
+        except FileNotFoundError:
+            current = ""
+        if current != text:
+            raise click.ClickException(f"{output} is stale: run 'mayi openapi' and commit the result")
+        click.echo(f"{output} is up to date")
+        return
+    with open(output, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    click.echo(f"wrote {output}")
 
 
 if __name__ == "__main__":  # pragma: no cover

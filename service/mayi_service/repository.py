@@ -121,7 +121,9 @@ class GameRepository:
         return f"{self.prefix}:{{index}}:{name}"
 
     # -- games --------------------------------------------------------------
-    def create(self, record: GameRecord, tokens: dict[str, int], events: Sequence[tuple[int, str]], created: float) -> None:
+    def create(
+        self, record: GameRecord, tokens: dict[str, int], events: Sequence[tuple[int, str]], created: float
+    ) -> None:
         """Store a new game (its id is fresh and random, so nothing else holds it)."""
         pipe = self.r.pipeline(transaction=True)
         mapping: dict[str, Any] = {

@@ -70,7 +70,9 @@ class ClaimInSchema(StrictSchema):
 
 class LayOffInSchema(StrictSchema):
     meld = fields.Integer(required=True, validate=validate.Range(0, 1000))
-    cards = fields.List(fields.String(validate=validate.Length(min=1, max=8)), required=True, validate=validate.Length(min=1, max=20))
+    cards = fields.List(
+        fields.String(validate=validate.Length(min=1, max=8)), required=True, validate=validate.Length(min=1, max=20)
+    )
     joker_to = fields.String(validate=validate.OneOf(["high", "low"]), allow_none=True)
 
 

@@ -31,15 +31,20 @@ def start_embedded(data_dir: str) -> str:
                 serverconfig={"appendonly": "yes", "appendfsync": "everysec", "maxclients": "4000"},
             )
             _embedded[path] = server
-            atexit.register(_stop, path)
+            atexit.register(_stop, path, os.getpid())
         return f"unix://{server.socket_file}"
 
 
-def _stop(path: str) -> None:
+def _stop(path: str, owner: int) -> None:
+    """Stop the embedded server at exit of the process that started it (not of a fork)."""
+    if os.getpid() != owner:
+        return
     server = _embedded.pop(path, None)
     if server is not None:
         try:
-            server._cleanup()
+            server.shutdown(nosave=False)
+        except redis.ConnectionError:
+            pass  # the server closed the connection as it stopped
         except Exception:  # pragma: no cover - best effort at exit
             log.exception("stopping the embedded Redis")
 

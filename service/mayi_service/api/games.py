@@ -12,8 +12,8 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 from flask_smorest import Blueprint
 
-from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from mayi_engine.cards import parse_card, parse_cards
+from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
@@ -142,7 +142,11 @@ class Games(MethodView):
 
 @blp.route("/<string:game_id>")
 class Game(MethodView):
-    @blp.response(200, s.GameViewSchema, headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}})
+    @blp.response(
+        200,
+        s.GameViewSchema,
+        headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}},
+    )
     @document_errors(403, 404, 429)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game
@@ -226,9 +230,7 @@ def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
 
 @blp.route("/<string:game_id>/melds")
 class Melds(MethodView):
-    @blp.arguments(
-        s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []}
-    )
+    @blp.arguments(s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
@@ -298,13 +300,17 @@ class EventStream(MethodView):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
         settings = services().settings
         return Response(
-            stream_with_context(_sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)),
+            stream_with_context(
+                _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            ),
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
 
 
-def _sse(tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float) -> Iterator[str]:
+def _sse(
+    tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
+) -> Iterator[str]:
     end = time.monotonic() + max_seconds
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
