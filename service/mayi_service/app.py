@@ -73,6 +73,10 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         RATELIMIT_HEADERS_ENABLED=True,
         JSON_SORT_KEYS=False,
     )
+    if settings.trusted_proxies:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     app.extensions["mayi"] = Services(settings, tables, client)
     app.extensions["mayi_url"] = url
 

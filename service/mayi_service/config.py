@@ -38,6 +38,8 @@ class Settings:
     rate_limit_token: str = "20 per second;600 per minute"
     rate_limit_address: str = "50 per second;3000 per minute"
     rate_limits_enabled: bool = True
+    #: Reverse proxies in front of the API whose X-Forwarded-For may be trusted (0: none).
+    trusted_proxies: int = 0
     #: Origins allowed to call the API from a browser (CORS); "*" for any.
     cors_origins: tuple[str, ...] = ("*",)
     #: Longest long-poll wait and SSE connection, in seconds.

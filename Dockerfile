@@ -1,0 +1,17 @@
+# The May I game service: API (gunicorn) or job worker, from one image.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY service ./service
+COPY bots ./bots
+RUN pip install . && useradd --create-home mayi
+USER mayi
+
+EXPOSE 8000
+# The API; docker-compose runs the worker from the same image with `mayi worker`.
+CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", \
+     "--timeout", "120", "mayi_service.wsgi:app"]
