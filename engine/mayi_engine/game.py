@@ -31,8 +31,8 @@ from .state import Phase, RoundResult, State
 
 Event = dict[str, Any]
 
-#: Most decisions one Timeout move plays for absent seats before returning.
-MAX_TIMEOUT_STEPS_PER_SEAT = 4
+#: Most decisions one Timeout move plays (absent seats are played at once) before returning.
+MAX_TIMEOUT_STEPS = 500
 
 
 # ---------------------------------------------------------------------------
@@ -378,7 +378,7 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         _set_turn_deadline(s, now)
         s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
         return
-    _check_claimant(s, seat, "claim")
+    _check_claimant(s, seat, "claim", now)
     limit = s.rules.claim_limit
     if limit is not None and s.claims_used[seat] >= limit:
         raise IllegalMoveError(
@@ -388,9 +388,15 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
     events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
 
 
-def _check_claimant(s: State, seat: int, what: str) -> None:
+def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
+    """Refuse a claim or pass by ``seat`` (``now`` is None for the service's timed-out passes)."""
     if s.phase is not Phase.DRAW:
         raise IllegalMoveError("wrong_phase", f"There is no upcard on offer to {what} now")
+    if now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at:
+        raise IllegalMoveError(
+            "claim_not_allowed",
+            f"The claim window on the {card_name(s.discard[-1])} has closed: an unanswered claim is a pass",
+        )
     if seat == s.turn:
         raise IllegalMoveError(
             "claim_not_allowed",
@@ -420,7 +426,7 @@ def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = 
             s.actor = nxt
             _set_turn_deadline(s, now)
         return
-    _check_claimant(s, seat, "pass")
+    _check_claimant(s, seat, "pass", None if timeout else now)
     s.passes = (*s.passes, seat)
     events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
 
@@ -458,8 +464,9 @@ def _draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: b
             wait = max(0.0, (closes or now) - now)
             raise IllegalMoveError(
                 "claims_open",
-                f"Claims are still open on the {card_name(s.discard[-1])}: seats "
-                f"{', '.join(map(str, pending))} may still answer (the window closes in {wait:.0f} s)",
+                f"Claims are still open on the {card_name(s.discard[-1])}: "
+                f"seat{'s' if len(pending) > 1 else ''} {', '.join(map(str, pending))} may still answer "
+                f"(the window closes in {wait:.0f} s)",
                 retry_after=wait,
                 closes_at=closes,
             )
@@ -737,20 +744,23 @@ def deadline(state: State) -> float | None:
     times = []
     if s.turn_deadline is not None:
         times.append(s.turn_deadline)
+    waiting = False  # a present seat may still answer the upcard
     if s.phase is Phase.DRAW and s.claim_closes_at is not None:
         pending = pending_claimants(s)
+        waiting = any(not s.absent[p] for p in pending)
         if any(s.absent[p] for p in pending):
             times.append(s.claim_closes_at - s.rules.claim_seconds)
         elif pending:
             times.append(s.claim_closes_at)
-    if s.absent[s.actor] and s.turn_deadline is not None:
+    if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
+        # An absent seat is played at once, but its stock draw still waits for the claim window.
         times.append(s.turn_deadline - s.rules.turn_seconds)
     return min(times) if times else None
 
 
 def _timeout(s: State, now: float, events: list[Event]) -> None:
     acted = False
-    for _ in range(MAX_TIMEOUT_STEPS_PER_SEAT * s.players):
+    for _ in range(MAX_TIMEOUT_STEPS):
         if s.phase is Phase.FINISHED:
             break
         actor = s.actor
@@ -783,9 +793,8 @@ def timeout_discard(state: State, seat: int) -> int:
     card that it could not lay off (the highest card if it could lay off them all)."""
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.down[seat]:
-        for meld in state.melds:
-            fitting |= candidate_cards(meld, state.rules)
+    if state.phase is Phase.PLAY and state.down[seat] and (not state.went_down or state.rules.lay_off_on_go_down_turn):
+        fitting = {part.cards[0] for part in _single_lay_offs(state.melds, _playable_counts(state, seat), state.rules)}
     score = state.rules.card_score
     pool = [c for c in hand if c not in fitting] or list(hand)
     return max(pool, key=lambda c: (score(c), c))
@@ -818,7 +827,7 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]
     forbids keeping a single card, the plays that go out with two cards at once
     are listed too. ``now`` matters for the stock draw while claims are open.
     """
-    key = (seat, now if state.phase is Phase.DRAW and seat == state.turn else None)
+    key = (seat, now if state.phase is Phase.DRAW else None)
     cached: list[Move] | None = state._legal.get(key)
     if cached is not None:
         return cached
@@ -835,9 +844,8 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
         return [Claim(), Pass()] if seat == s.actor else []
     if phase is Phase.DRAW:
         if seat != s.turn:
-            if not is_eligible(s, seat):
-                return []
-            return [Claim(), Pass()]
+            closed = now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at
+            return [] if closed or not is_eligible(s, seat) else [Claim(), Pass()]
         moves: list[Move] = [TakeDiscard()]
         pending = pending_claimants(s)
         if not pending or (now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at):

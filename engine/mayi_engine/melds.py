@@ -24,7 +24,6 @@ lay-off
 from __future__ import annotations
 
 from dataclasses import dataclass
-
 from typing import Any
 
 from .cards import JOKER, card_code, card_codes, card_name, make_card
@@ -133,7 +132,10 @@ def run_low(cards: tuple[int, ...]) -> tuple[int, int] | str:
         options = {rank - i, 14 - i} if rank == 1 else {rank - i}
         lows = options if lows is None else lows & options
         if not lows:
-            return not_run + " (list a run from low to high, a joker where the missing card goes)"
+            hint = "list a run from low to high, a joker where the missing card goes"
+            if any(c != JOKER and c >> 2 == 1 for c in cards):
+                hint += "; runs never wrap around: an ace is high or low, never both (K A 2 is not a run)"
+            return f"{not_run} ({hint})"
     if lows is None:
         return f"a run must keep at least 1 natural card; {codes(cards)} has none"
     for low in sorted(lows):
@@ -163,8 +165,11 @@ def read_meld(cards: tuple[int, ...], rules: Rules) -> list[tuple[str, int, int]
     if not readings:
         # Name the problem of the reading the player most likely meant.
         naturals = [c for c in cards if c != JOKER]
-        looks_like_book = len({c >> 2 for c in naturals}) <= 1 and len(cards) < 4
-        raise IllegalMoveError("illegal_meld", (problem if looks_like_book or run_problem is None else run_problem) or "")
+        # Two naturals of one rank can never be in one run: that is a book.
+        looks_like_book = len({c >> 2 for c in naturals}) <= 1 and (len(cards) < 4 or len(naturals) > 1)
+        raise IllegalMoveError(
+            "illegal_meld", (problem if looks_like_book or run_problem is None else run_problem) or ""
+        )
     return readings
 
 
@@ -199,11 +204,14 @@ def lay_off_card(meld: Meld, card: int, joker_to: str | None, rules: Rules) -> M
         if card == JOKER:
             if rules.joker_limit is not None and meld.jokers >= rules.joker_limit:
                 raise IllegalMoveError(
-                    "illegal_lay_off", f"{rules.title} allows at most {rules.joker_limit} joker in a meld; {where} has one"
+                    "illegal_lay_off",
+                    f"{rules.title} allows at most {rules.joker_limit} joker in a meld; {where} has one",
                 )
             return _with(meld, (*meld.cards, JOKER), meld.low)
         if card >> 2 != meld.low:
-            raise IllegalMoveError("illegal_lay_off", f"The {name} does not fit {where}: a book takes only its own rank")
+            raise IllegalMoveError(
+                "illegal_lay_off", f"The {name} does not fit {where}: a book takes only its own rank"
+            )
         return _with(meld, _book_order((*meld.cards, card)), meld.low)
     # A run.
     if card == JOKER:
@@ -227,7 +235,9 @@ def lay_off_card(meld: Meld, card: int, joker_to: str | None, rules: Rules) -> M
             if meld.cards[index] != JOKER:
                 break
             # Displacement: the natural card takes the joker's place; the joker moves to an end.
-            replaced = Meld(meld.id, meld.owner, RUN, (*meld.cards[:index], card, *meld.cards[index + 1 :]), meld.low, meld.suit)
+            replaced = Meld(
+                meld.id, meld.owner, RUN, (*meld.cards[:index], card, *meld.cards[index + 1 :]), meld.low, meld.suit
+            )
             if not _run_ends(replaced):
                 raise IllegalMoveError(
                     "illegal_lay_off",
@@ -258,9 +268,7 @@ def _choose_end(meld: Meld, joker_to: str | None, where: str, what: str) -> str:
     if joker_to is None:
         if len(ends) == 1:
             return ends[0]
-        raise IllegalMoveError(
-            "illegal_lay_off", f"Choose where {what} goes on {where}: joker_to 'high' or 'low'"
-        )
+        raise IllegalMoveError("illegal_lay_off", f"Choose where {what} goes on {where}: joker_to 'high' or 'low'")
     if joker_to not in ends:
         raise IllegalMoveError(
             "illegal_lay_off",

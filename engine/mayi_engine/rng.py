@@ -31,7 +31,7 @@ def new_seed() -> bytes:
 class KeyedRandom:
     """A stream of uniform integers from ``BLAKE2b(key=seed, label, counter)``."""
 
-    __slots__ = ("_key", "_label", "_counter", "_pool", "_left")
+    __slots__ = ("_counter", "_key", "_label", "_left", "_pool")
 
     def __init__(self, seed: bytes, label: str) -> None:
         self._key = hashlib.blake2b(seed, digest_size=32).digest() if len(seed) > 64 else seed

@@ -136,13 +136,14 @@ class Rules:
                 chosen[key] = value
             else:
                 known = ", ".join(["claim_seconds", "turn_seconds", "max_reshuffles", *house])
-                raise ConfigError("validation_error", f"options.{key} is not an option of {self.title} (known: {known})")
+                raise ConfigError(
+                    "validation_error", f"options.{key} is not an option of {self.title} (known: {known})"
+                )
         rules = replace(self, options=tuple(sorted(chosen.items())), **changes)
         if rules.option("free_goal_order"):
             raise ConfigError(
                 "validation_error",
-                "options.free_goal_order (the Shanghai house option of playing goals in any order) "
-                "is not offered yet",
+                "options.free_goal_order (the Shanghai house option of playing goals in any order) is not offered yet",
             )
         if rules.option("bury_joker_upcard") is False:
             rules = replace(rules, bury_joker_upcard=False)

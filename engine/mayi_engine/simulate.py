@@ -96,9 +96,7 @@ def game_seed(seed: int | None, game: int) -> bytes:
     return hashlib.blake2b(f"simulate/{seed}/{game}".encode(), digest_size=32).digest()
 
 
-def play_game(
-    rules: Rules, bots: Sequence[str], seed: bytes, *, check: bool = True
-) -> tuple[State, int, list[str]]:
+def play_game(rules: Rules, bots: Sequence[str], seed: bytes, *, check: bool = True) -> tuple[State, int, list[str]]:
     """Play one game to the end: the final state, the number of actions, and any violations."""
     policies = [POLICIES[b] for b in bots]
     rng = KeyedRandom(seed, "policies")

@@ -69,6 +69,7 @@ RUN = "run"
 _NO_LIMIT = 1 << 20  # stands for "no joker limit": more jokers than any hand holds
 _LONGEST_RUN = 13
 _RANKS = range(1, 14)
+_Run = tuple[int, int, int, tuple[int, ...]]  # a chosen 4-card run: (suit, jokers, lo, places of naturals)
 
 
 def find_contract(hand: Sequence[int], contract: Contract, rules: Rules) -> tuple[PlannedMeld, ...] | None:
@@ -81,7 +82,7 @@ def find_contract(hand: Sequence[int], contract: Contract, rules: Rules) -> tupl
     >>> [(kind, card_codes(cards)) for kind, cards in plan]
     [('book', ['7C', '7D', '7H']), ('run', ['5S', '6S', 'JK', '8S'])]
 
-    Runs wait in the plan with their jokers in place, and the ace can be high:
+    A run lists its jokers at the places they stand for, and the ace can play high:
 
     >>> hand = parse_cards(["QH", "KH", "AH", "JK", "3C", "3D", "3S"])
     >>> [(kind, card_codes(cards)) for kind, cards in find_contract(hand, Contract(1, 1), SHANGHAI)]
@@ -163,9 +164,7 @@ def _rank_totals(counts: list[int]) -> list[int]:
 # --------------------------------------------------------------------------- #
 
 
-def _plan_books(
-    naturals: list[int], books: int, amin: int, distinct: bool
-) -> tuple[int, list[tuple[int, int]]] | None:
+def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> tuple[int, list[tuple[int, int]]] | None:
     """Fewest jokers for ``books`` 3-card books given ``naturals`` per rank.
 
     Each book needs at least ``amin`` naturals. Returns ``(jokers, books)`` with
@@ -261,10 +260,11 @@ def _solve_minimal(
         return None
 
     best_total = jokers + 1
-    best: tuple[list[tuple[int, int, int, tuple[int, ...]]], list[tuple[int, int]], tuple[int, ...]] | None = None
+    # (chosen runs as (suit, jokers, lo, places), books as (rank, naturals), releases as (run index, place))
+    best: tuple[list[_Run], list[tuple[int, int]], tuple[tuple[int, int], ...]] | None = None
     floor_all = min(sum(candidates[s][0][0] for s in ss) for ss in suit_sets) + book_floor
 
-    def leaf(chosen: list[tuple[int, int, int, tuple[int, ...]]], run_jokers: int) -> None:
+    def leaf(chosen: list[_Run], run_jokers: int) -> None:
         nonlocal best_total, best
         naturals = totals[:]
         for _, _, _, places in chosen:
@@ -308,7 +308,7 @@ def _solve_minimal(
                     best_total = run_jokers + size + found[0]
                     best = (chosen, found[1], tuple(picked))
 
-    def search(ss: tuple[int, ...], depth: int, chosen: list, run_jokers: int, rest_floor: int) -> bool:
+    def search(ss: tuple[int, ...], depth: int, chosen: list[_Run], run_jokers: int, rest_floor: int) -> bool:
         if depth == len(ss):
             leaf(list(chosen), run_jokers)
             return best_total <= floor_all
@@ -344,11 +344,11 @@ def _emit_minimal(
     left = counts[:]
     run_melds: list[PlannedMeld] = []
     for s, lo, places in sorted(runs):
-        cards = tuple(_card(p, s) if p in places else JOKER for p in range(lo, lo + 4))
-        for c in cards:
+        run = tuple(_card(p, s) if p in places else JOKER for p in range(lo, lo + 4))
+        for c in run:
             if c:
                 left[c] -= 1
-        run_melds.append((RUN, cards))
+        run_melds.append((RUN, run))
     book_melds: list[PlannedMeld] = []
     for r, a in sorted(books, key=lambda b: (b[0], -b[1])):
         cards: list[int] = []
@@ -412,7 +412,7 @@ def _suit_places(counts: list[int], suit: int) -> list[int] | None:
 def _ace_choices(places: list[int]) -> list[list[int]]:
     """The ways to place the naturals: ace low, or ace high when there is an ace."""
     if places and places[0] == 1 and len(places) > 1:
-        return [places, places[1:] + [14]]
+        return [places, [*places[1:], 14]]
     return [places]
 
 
@@ -467,9 +467,7 @@ def _cover_runs(
     for choice in product(*(options for _, options in used)):
         spread = _spread(jokers, [span for _, span in choice])
         if spread is not None:
-            return tuple(
-                (RUN, _build_run(ps, s, j)) for (s, _), (ps, _), j in zip(used, choice, spread, strict=True)
-            )
+            return tuple((RUN, _build_run(ps, s, j)) for (s, _), (ps, _), j in zip(used, choice, spread, strict=True))
     return None
 
 
@@ -518,26 +516,44 @@ def _cover_mixed(
     (one per rank at most; the rest go to books of their ranks) and where the ace
     plays; the books then hold every natural left. Every meld's joker count is an
     interval, so the jokers fit iff their number lies between the sums.
+
+    Pruning: a natural outside the run suits, or a second copy in a run suit,
+    forces a book of its rank; a run may leave out naturals of other ranks only
+    while books remain for them.
     """
     jokers = counts[JOKER]
     book_amin = max(min_nat, 3 - limit, 0)
     totals = _rank_totals(counts)
     books_most = n_books * limit
     for suits in combinations(range(4), n_runs):
+        forced = {r for r in _RANKS if totals[r] > sum(1 for s in suits if counts[4 * r + s])}
+        spare = n_books - len(forced)
+        if spare < 0:
+            continue
         per_suit: list[list[tuple[list[int], tuple[int, int]]]] = []
         for s in suits:
             ranks = [r for r in _RANKS if counts[4 * r + s]]
+            free = [r for r in ranks if r in forced]  # the run may take these or not
+            must = [r for r in ranks if r not in forced]  # the run takes these but for `spare` of them
             options = []
-            for mask in range(1 << len(ranks)):
-                taken = [r for i, r in enumerate(ranks) if mask >> i & 1]
-                if len(taken) < min_nat:
-                    continue
-                for ps in _ace_choices(taken):
-                    span = _run_span(ps, limit)
-                    if span is not None:
-                        options.append((ps, span))
+            for n_out in range(min(spare, len(must)) + 1):
+                for out in combinations(must, n_out):
+                    kept = [r for r in must if r not in out]
+                    for n_free in range(len(free) + 1):
+                        for extra in combinations(free, n_free):
+                            taken = sorted(kept + list(extra))
+                            if len(taken) < min_nat:
+                                continue
+                            for ps in _ace_choices(taken):
+                                span = _run_span(ps, limit)
+                                if span is not None and span[0] <= jokers:
+                                    options.append((ps, span))
+            if not options:
+                break
             options.sort(key=lambda o: o[1][0])
             per_suit.append(options)
+        if len(per_suit) < n_runs:
+            continue
         for choice in product(*per_suit):
             fewest = sum(span[0] for _, span in choice)
             if fewest > jokers or sum(span[1] for _, span in choice) + books_most < jokers:
@@ -590,6 +606,6 @@ def _emit_mixed(
                 left[c] -= take
                 cards.extend([c] * take)
         melds.append((BOOK, tuple(cards) + (JOKER,) * j))
-    for s, (ps, _), j in zip(suits, choice, spread, strict=True):
+    for s, (ps, _), j in zip(suits, choice, spread[: len(choice)], strict=True):
         melds.append((RUN, _build_run(ps, s, j)))
     return tuple(melds)

@@ -90,7 +90,9 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         ],
         "melds": [_meld_view(m) for m in s.melds],
         "deadline": deadline(s),
-        "results": [{"round": r.round, "out": r.out if r.out >= 0 else None, "scores": list(r.scores)} for r in s.results],
+        "results": [
+            {"round": r.round, "out": r.out if r.out >= 0 else None, "scores": list(r.scores)} for r in s.results
+        ],
     }
     if s.phase is Phase.FINISHED:
         view["places"] = standings(s)
