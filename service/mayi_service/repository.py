@@ -11,6 +11,9 @@ them in one slot and the commit script may touch them together:
     a stream, one entry per event, ID ``<seq>-0``, field ``e`` = event JSON.
 ``<prefix>:{<id>}:tokens``
     a hash from SHA-256(token) to seat number. Tokens are never stored in clear.
+``<prefix>:{<id>}:archive``
+    once the game is over: the whole event log as one zlib-compressed JSON
+    array (the stream is then dropped).
 ``<prefix>:{<id>}:idem:<digest>``
     the first response to an Idempotency-Key, with the digest of its body.
 
@@ -26,6 +29,7 @@ caller that lost the race reloads and tries again).
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,6 +117,9 @@ class GameRepository:
 
     def tokens_key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:tokens"
+
+    def archive_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:archive"
 
     def idem_key(self, game_id: str, digest: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:idem:{digest}"
@@ -251,8 +258,38 @@ class GameRepository:
 
     # -- events -------------------------------------------------------------
     def events_after(self, game_id: str, after: int, count: int = 1000) -> list[dict[str, Any]]:
+        """Up to ``count`` events numbered above ``after`` (from the stream, or the archive)."""
         rows = self.r.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
-        return [json.loads(fields[b"e"]) for _, fields in rows]
+        if rows:
+            return [json.loads(fields[b"e"]) for _, fields in rows]
+        raw = self.r.get(self.archive_key(game_id))
+        if raw is None:
+            return []
+        events: list[dict[str, Any]] = json.loads(zlib.decompress(raw))
+        return [e for e in events if e["seq"] > after][:count]
+
+    def archive_events(self, game_id: str) -> int:
+        """Compress a finished game's event log into one value and drop the stream.
+
+        A finished 4-player game's log shrinks about tenfold, so a million finished
+        games fit in a modest Redis. Returns the archive's size in bytes (0: nothing to do).
+        """
+        key = self.events_key(game_id)
+        with self.r.pipeline(transaction=True) as pipe:
+            pipe.watch(key)
+            rows = pipe.xrange(key)
+            if not rows:
+                return 0
+            text = "[" + ",".join(fields[b"e"].decode() for _, fields in rows) + "]"
+            blob = zlib.compress(text.encode(), 9)
+            pipe.multi()
+            pipe.set(self.archive_key(game_id), blob)
+            pipe.delete(key)
+            try:
+                pipe.execute()
+            except redis.WatchError:
+                return 0
+        return len(blob)
 
     def wait_events(self, game_id: str, after: int, timeout_ms: int, count: int = 1000) -> list[dict[str, Any]]:
         """Events after ``after``, blocking up to ``timeout_ms`` for the first one."""
