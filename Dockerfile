@@ -13,5 +13,4 @@ USER mayi
 
 EXPOSE 8000
 # The API; docker-compose runs the worker from the same image with `mayi worker`.
-CMD ["gunicorn", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "32", \
-     "--timeout", "120", "mayi_service.wsgi:app"]
+CMD ["gunicorn", "-c", "python:mayi_service.gunicorn_config", "--bind", "0.0.0.0:8000", "mayi_service.wsgi:app"]

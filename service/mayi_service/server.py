@@ -23,16 +23,20 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
 
 
 def run_api(host: str, port: int, workers: int, threads: int) -> None:
-    """Serve the API on ``host:port`` until interrupted."""
+    """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`)."""
+    from . import gunicorn_config as conf
+
     _Gunicorn(
         {
             "bind": f"{host}:{port}",
             "workers": workers,
             "threads": threads,
-            "worker_class": "gthread",
-            "timeout": 120,
-            "graceful_timeout": 10,
-            "keepalive": 5,
+            "worker_class": conf.worker_class,
+            "timeout": conf.timeout,
+            "graceful_timeout": conf.graceful_timeout,
+            "keepalive": conf.keepalive,
+            "on_starting": conf.on_starting,
+            "child_exit": conf.child_exit,
             "accesslog": None,
             "loglevel": "warning",
         }

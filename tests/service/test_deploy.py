@@ -30,7 +30,10 @@ def _check_command(argv: list[str]) -> None:
         target = argv[-1]
         module, _, attr = target.partition(":")
         assert hasattr(importlib.import_module(module), attr), f"gunicorn target {target} does not exist"
-        assert "--worker-class" in argv and argv[argv.index("--worker-class") + 1] == "gthread"
+        config = argv[argv.index("-c") + 1]
+        assert config.startswith("python:"), "gunicorn reads the project's config module"
+        conf = importlib.import_module(config[len("python:") :])
+        assert conf.worker_class == "gthread", "long-polls and SSE need threaded workers"
     elif program.startswith("redis-server"):
         assert "--appendonly" in argv and argv[argv.index("--appendonly") + 1] == "yes", "Redis must persist (AOF)"
     else:
