@@ -155,6 +155,7 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     s.went_down = False
     s.held = -1
     s.reshuffles = 0
+    s.round_turns = 0
     s.turn = first
     s.actor = first
     s.discarder = -1
@@ -379,11 +380,6 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
         return
     _check_claimant(s, seat, "claim", now)
-    limit = s.rules.claim_limit
-    if limit is not None and s.claims_used[seat] >= limit:
-        raise IllegalMoveError(
-            "claim_not_allowed", f"{s.rules.title} allows {limit} buys per player in a round; you have used them"
-        )
     s.claims = (*s.claims, seat)
     events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
 
@@ -406,6 +402,14 @@ def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
         raise IllegalMoveError("claim_not_allowed", "You have already answered this upcard")
     if seat == s.discarder and not s.rules.discarder_may_claim:
         raise IllegalMoveError("claim_not_allowed", f"In {s.rules.title} you may not claim your own discard")
+    limit = s.rules.claim_limit
+    if limit is not None and s.claims_used[seat] >= limit:
+        # Such a seat is not asked about the upcard (is_eligible), so it may not pass either.
+        raise IllegalMoveError(
+            "claim_not_allowed",
+            f"{s.rules.title} allows {limit} buys per player in a round; you have used them, "
+            f"so you have no upcard to {what}",
+        )
 
 
 def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
@@ -695,6 +699,12 @@ def _discard(s: State, seat: int, card: int, now: float, events: list[Event], ti
         return
     if s.phase is not Phase.FIRST_DISCARD:
         s.turn = (seat + 1) % s.players
+        s.round_turns += 1
+        if s.round_turns >= s.rules.max_turns:
+            # A safeguard so that every round ends, even when nobody ever draws from the stock.
+            events.append(_event("turn_limit", None, turns=s.round_turns))
+            _end_round(s, -1, now, events)
+            return
     s.discarder = seat
     _open_window(s, now)
 

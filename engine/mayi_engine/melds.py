@@ -97,8 +97,13 @@ def _joker_problem(cards: tuple[int, ...], rules: Rules, what: str) -> str | Non
     if rules.joker_limit is not None and jokers > rules.joker_limit:
         n = rules.joker_limit
         return f"{rules.title} allows at most {n} joker{'s' if n != 1 else ''} in a meld; {codes(cards)} has {jokers}"
-    if len(cards) - jokers < rules.min_naturals:
-        return f"a {what} must keep at least {rules.min_naturals} natural card; {codes(cards)} has none"
+    naturals = len(cards) - jokers
+    if naturals < rules.min_naturals:
+        n = rules.min_naturals
+        return (
+            f"a {what} must keep at least {n} natural card{'s' if n != 1 else ''}; "
+            f"{codes(cards)} has {naturals or 'none'}"
+        )
     return None
 
 

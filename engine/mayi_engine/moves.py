@@ -1,8 +1,8 @@
 """Moves: a closed set of small typed values, and their JSON form.
 
 >>> move_from_json({"type": "discard", "card": "qs"})
-Discard(card=54)
->>> move_to_json(Discard(54))
+Discard(card=51)
+>>> move_to_json(Discard(51))
 {'type': 'discard', 'card': 'QS'}
 """
 

@@ -51,28 +51,38 @@ def usefulness(card: int, hand: tuple[int, ...], contract: Contract) -> int:
 
 def greedy_policy(state: State, seat: int, legal: list[Move], rng: KeyedRandom) -> Move:
     """Claims what helps, goes down as soon as it can, lays off what it can, and
-    discards its highest-scoring card that helps least."""
+    discards the card it wants least: one it cannot lay off, that helps least,
+    scoring most. It takes the upcard only if it would keep it (taking a card to
+    discard it again could go round the table for ever)."""
     hand = state.hands[seat]
-    contract = state.rules.rounds[state.round - 1].contract
     kinds = {type(m) for m in legal}
     if Claim in kinds and Pass in kinds:
         return Claim() if _helps(state, seat, state.discard[-1]) else Pass()
     if TakeDiscard in kinds:
-        if DrawStock not in kinds or _helps(state, seat, state.discard[-1]):
+        upcard = state.discard[-1]
+        if DrawStock not in kinds or (
+            _helps(state, seat, upcard) and _least_wanted(state, seat, (*hand, upcard), {*hand, upcard}) != upcard
+        ):
             return TakeDiscard()
         return DrawStock()
     for move in legal:
         if isinstance(move, GoDown | LayOff):
             return move
-    discards = [m for m in legal if isinstance(m, Discard)]
+    discards = {m.card for m in legal if isinstance(m, Discard)}
     if discards:
-        score = state.rules.card_score
-
-        def badness(m: Discard) -> tuple[int, int, int]:
-            return (-usefulness(m.card, hand, contract), score(m.card), m.card)
-
-        return max(discards, key=badness)
+        return Discard(_least_wanted(state, seat, hand, discards))
     return legal[0]
+
+
+def _least_wanted(state: State, seat: int, hand: tuple[int, ...], cards: set[int]) -> int:
+    """The card of ``cards`` that greedy would discard from ``hand``."""
+    contract = state.rules.rounds[state.round - 1].contract
+    fitting: set[int] = set()
+    if state.down[seat]:
+        for meld in state.melds:
+            fitting |= candidate_cards(meld, state.rules)
+    score = state.rules.card_score
+    return max(cards, key=lambda c: (c not in fitting, -usefulness(c, hand, contract), score(c), c))
 
 
 def _helps(state: State, seat: int, card: int) -> bool:

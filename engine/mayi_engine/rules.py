@@ -94,6 +94,8 @@ class Rules:
     claim_seconds: float = 15.0
     turn_seconds: float = 60.0
     max_reshuffles: int = 3
+    #: Turns after which a round ends with nobody out (a safeguard against endless rounds).
+    max_turns: int = 500
     #: House option names this variant accepts, with their defaults.
     house_options: tuple[tuple[str, Any], ...] = ()
     options: tuple[tuple[str, Any], ...] = field(default=())
@@ -130,12 +132,16 @@ class Rules:
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
                     raise ConfigError("validation_error", "options.max_reshuffles must be a whole number from 0 to 100")
                 changes[key] = value
+            elif key == "max_turns":
+                if not isinstance(value, int) or isinstance(value, bool) or not 10 <= value <= 10000:
+                    raise ConfigError("validation_error", "options.max_turns must be a whole number from 10 to 10000")
+                changes[key] = value
             elif key in house:
                 if not isinstance(value, bool):
                     raise ConfigError("validation_error", f"options.{key} must be true or false")
                 chosen[key] = value
             else:
-                known = ", ".join(["claim_seconds", "turn_seconds", "max_reshuffles", *house])
+                known = ", ".join(["claim_seconds", "turn_seconds", "max_reshuffles", "max_turns", *house])
                 raise ConfigError(
                     "validation_error", f"options.{key} is not an option of {self.title} (known: {known})"
                 )
@@ -158,7 +164,7 @@ class Rules:
         base = VARIANTS.get(self.name)
         out: dict[str, Any] = dict(self.options)
         if base is not None:
-            for key in ("claim_seconds", "turn_seconds", "max_reshuffles"):
+            for key in ("claim_seconds", "turn_seconds", "max_reshuffles", "max_turns"):
                 if getattr(self, key) != getattr(base, key):
                     out[key] = getattr(self, key)
         return out

@@ -73,6 +73,8 @@ class State:
     #: The card the player on turn took from the discard pile this turn (hold rule), or -1.
     held: int = -1
     reshuffles: int = 0
+    #: Turns completed in this round (for the ``max_turns`` safeguard).
+    round_turns: int = 0
     totals: tuple[int, ...] = ()
     results: tuple[RoundResult, ...] = ()
     timeouts: tuple[int, ...] = ()
@@ -158,6 +160,7 @@ def to_json(state: State) -> dict[str, Any]:
         "went_down": int(s.went_down),
         "held": s.held,
         "reshuffles": s.reshuffles,
+        "round_turns": s.round_turns,
         "totals": list(s.totals),
         "results": [[r.round, r.out, list(r.scores)] for r in s.results],
         "timeouts": list(s.timeouts),
@@ -201,6 +204,7 @@ def from_json(data: dict[str, Any]) -> State:
         went_down=bool(data["went_down"]),
         held=data["held"],
         reshuffles=data["reshuffles"],
+        round_turns=data["round_turns"],
         totals=tuple(data["totals"]),
         results=tuple(RoundResult(r, out, tuple(scores)) for r, out, scores in data["results"]),
         timeouts=tuple(data["timeouts"]),

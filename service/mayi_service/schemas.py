@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import INCLUDE, RAISE, Schema, fields, validate
 
 CARD = fields.String(
     validate=validate.Length(min=2, max=3), metadata={"description": "A card code: rank then suit (TH, AS), or JK"}
@@ -23,6 +23,10 @@ class OptionsSchema(StrictSchema):
     max_reshuffles = fields.Integer(
         validate=validate.Range(0, 100), metadata={"description": "Stock rebuilds allowed in a round (default 3)"}
     )
+    max_turns = fields.Integer(
+        validate=validate.Range(10, 10000),
+        metadata={"description": "Turns after which a round ends with nobody out (default 500)"},
+    )
     all_out_final = fields.Boolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
     bury_joker_upcard = fields.Boolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
     free_goal_order = fields.Boolean(metadata={"description": "Shanghai house option (not offered yet)"})
@@ -35,7 +39,7 @@ class PlayerInSchema(StrictSchema):
 class TestBlockSchema(StrictSchema):
     seed = fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{32,128}$"), metadata={"description": "Hex seed"})
     stacked_decks = fields.List(
-        fields.List(CARD, allow_none=False, validate=validate.Length(max=216)),
+        fields.List(CARD, allow_none=True, validate=validate.Length(max=216)),
         allow_none=True,
         validate=validate.Length(max=8),
         metadata={"description": "Per round (index 0 = round 1): the top of the stock, top first; null = shuffled"},
@@ -105,11 +109,19 @@ class EventsQuerySchema(StrictSchema):
 
 
 class ProblemSchema(Schema):
-    type = fields.String()
-    title = fields.String()
-    status = fields.Integer()
-    detail = fields.String()
-    code = fields.String()
+    """An error as RFC 9457 problem details; some codes add members of their own."""
+
+    class Meta:
+        unknown = INCLUDE  # problem details may carry extension members
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True, metadata={"description": "What went wrong, in words a player understands"})
+    code = fields.String(required=True, metadata={"description": "Stable error code"})
+    errors = fields.List(fields.String(), metadata={"description": "validation_error: each problem with the request"})
+    retry_after = fields.Float(metadata={"description": "claims_open: seconds until the claim window closes"})
+    current_version = fields.Integer(metadata={"description": "version_conflict: the game's version now"})
 
 
 class ContractSchema(Schema):
