@@ -7,8 +7,9 @@ from typing import Any
 
 from flask import Flask, Response, redirect, request
 from flask_cors import CORS
-from flask_limiter import Limiter
+from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
+from flask_smorest.utils import prepare_response
 from rq import Queue
 
 from . import problems
@@ -17,6 +18,7 @@ from .api.common import Services, bearer_token
 from .clock import Clock
 from .config import Settings
 from .repository import GameRepository
+from .schemas import ProblemSchema
 from .store import connect, redis_url
 from .tables import Tables, token_hash
 
@@ -35,6 +37,21 @@ events for the contract-rummy games **May I** and **Shanghai**.
 * Actions accept `If-Match: <version>` (412 if the game moved on) and
   `Idempotency-Key` (a retry gets the first response again).
 """
+
+
+class _Api(Api):  # type: ignore[misc]
+    """flask-smorest's ``Api``, with the default error response documented as the
+    service sends every error: ``application/problem+json`` (not flask-smorest's own
+    error body, which this service never sends)."""
+
+    def _register_responses(self) -> None:
+        response = {"description": "Any other error, as problem details", "schema": ProblemSchema}
+        prepare_response(response, self.spec, problems.CONTENT_TYPE)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def _address_key() -> str:
+    return "a:" + (request.remote_addr or "?")
 
 
 def _limit_key() -> str:
@@ -80,23 +97,26 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.extensions["mayi"] = Services(settings, tables, client)
     app.extensions["mayi_url"] = url
 
-    api = Api(app)
+    api = _Api(app)
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
     problems.register(app)
 
+    # Two limits over all routes together: one per token (anonymous callers: per
+    # address), one per client address whatever the token.
     limiter = Limiter(
         _limit_key,
         app=app,
         storage_uri=_limiter_uri(url),
         strategy="moving-window",
         enabled=settings.rate_limits_enabled,
-        default_limits=[settings.rate_limit_token],
-        application_limits=[],
+        application_limits=[
+            ApplicationLimit(settings.rate_limit_token, key_function=_limit_key, scope="token"),
+            ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
+        ],
         headers_enabled=True,
         key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
     )
-    limiter.limit(settings.rate_limit_address, key_func=lambda: request.remote_addr or "?", per_method=False)
     limiter.exempt(health.blp)
 
     CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])
