@@ -17,6 +17,8 @@ Three mechanisms, from fastest to safest:
 from __future__ import annotations
 
 import logging
+import math
+import secrets
 import threading
 import time
 from datetime import UTC, datetime
@@ -53,15 +55,20 @@ class Clock:
             return  # the pending job runs first and reschedules itself
         self.schedule(after.id, deadline)
 
-    def schedule(self, game_id: str, at: float) -> None:
+    def schedule(self, game_id: str, at: float, *, again: bool = False) -> None:
+        """Have a clock job run at ``at`` (``again``: the job due at ``at`` is running, see ``run``)."""
         self.repo.set_clock(game_id, at)
         if self.queue is None:
             return
+        job_id = f"clock-{game_id}-{int(at * 1000)}"
+        if again:  # not the id of the running job: RQ deletes that job (result_ttl=0) when it ends
+            job_id += f"-{secrets.token_hex(4)}"
         self.queue.enqueue_at(
-            datetime.fromtimestamp(at, UTC),
+            # RQ keeps scheduled times in whole seconds, rounded down: round up, never run early.
+            datetime.fromtimestamp(math.ceil(at), UTC),
             run_clock_job,
             game_id,
-            job_id=f"clock-{game_id}-{int(at * 1000)}",
+            job_id=job_id,
             job_timeout=30,
             result_ttl=0,
             failure_ttl=3600,
@@ -78,7 +85,9 @@ class Clock:
         if record is None or record.status != "playing" or record.deadline is None:
             self.repo.set_clock(game_id, None)
             return
-        self.schedule(game_id, record.deadline)
+        # Nothing was due yet if the job ran early (the clocks of two hosts differ): it then
+        # schedules its own time again, which needs another job id.
+        self.schedule(game_id, record.deadline, again=record.deadline == record.clock_at)
 
     def sweep(self, tables: object) -> int:
         """Run every game whose clock job is overdue; return how many."""

@@ -20,13 +20,14 @@ timeout = 120
 graceful_timeout = 10
 keepalive = 5
 
-if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.path.join(tempfile.gettempdir(), f"mayi-metrics-{os.getpid()}")
-
 
 def on_starting(server: Any) -> None:
-    """Start with an empty metrics directory (stale files would add old counts)."""
-    path = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+    """In the master, before any worker starts: an empty metrics directory for the
+    workers to share (stale files would add old counts)."""
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.path.join(
+        tempfile.gettempdir(), f"mayi-metrics-{os.getpid()}"
+    )
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = path
     shutil.rmtree(path, ignore_errors=True)
     os.makedirs(path, exist_ok=True)
 

@@ -114,6 +114,8 @@ def _validation_detail(messages: Any, path: str = "") -> list[str]:
         for key, value in messages.items():
             if key in ("json", "query", "headers", "form", "files", "view_args") and not path:
                 out += _validation_detail(value, "")
+            elif isinstance(key, int):
+                out += _validation_detail(value, f"{path}[{key}]")  # a list item: lay_offs[0].cards
             else:
                 out += _validation_detail(value, f"{path}.{key}" if path else str(key))
     elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
@@ -145,6 +147,9 @@ def register(app: Flask) -> None:
         if status == 422 and "messages" in data:
             details = _validation_detail(data["messages"])
             return problem(422, "validation_error", "; ".join(details) or "The request is not valid", errors=details)
+        if status == 400 and "messages" in data:  # a body that is not JSON at all, say
+            details = _validation_detail(data["messages"])
+            return problem(400, "bad_request", "; ".join(details) or "The request is not valid", errors=details)
         if status == 429:
             retry = getattr(exc, "retry_after", None)
             headers["Retry-After"] = str(retry or 1)

@@ -9,6 +9,8 @@ import threading
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +43,10 @@ def _stop(path: str, owner: int) -> None:
         return
     server = _embedded.pop(path, None)
     if server is not None:
+        # SHUTDOWN drops the connection; a client that retries would wait seconds of backoff for nothing.
+        quick = redis.Redis(unix_socket_path=server.socket_file, retry=Retry(NoBackoff(), 0), socket_timeout=30)
         try:
-            server.shutdown(nosave=False)
+            quick.shutdown(nosave=False)
         except redis.ConnectionError:
             pass  # the server closed the connection as it stopped
         except Exception:  # pragma: no cover - best effort at exit

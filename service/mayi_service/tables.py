@@ -96,6 +96,9 @@ class Tables:
         }
         if test is not None:
             meta["test"] = _check_test(test, rules)
+            if not all(meta["names"]):
+                # Refuse stacks the decks cannot hold now, not when the last seat is taken.
+                self._start(dict(meta, names=[n or f"seat {i}" for i, n in enumerate(meta["names"])]), self.clock())
         tokens: dict[str, int] = {}
         issued = []
         for seat, player in enumerate(players):
@@ -231,11 +234,14 @@ class Tables:
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
         for _ in range(MAX_ATTEMPTS):
+            record = self.load(game_id)
             if idem_digest is not None:
+                # Looked up after loading the game: the record is committed with the version,
+                # so a first request that won before the load is found here, and one that wins
+                # after it makes this attempt's commit fail and the next attempt find it.
                 replay = self._replay_idempotent(game_id, idem_digest, body_digest)
                 if replay is not None:
                     return replay
-            record = self.load(game_id)
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -342,6 +348,8 @@ class Tables:
     def _after_commit(self, before: GameRecord, after: GameRecord) -> None:
         if before.status != after.status:
             self.repo.index(after.id, after.status, after.meta["created_at"], before.status)
+            if after.status == FINISHED:
+                self.repo.archive_events(after.id)
         if self.on_commit is not None:
             self.on_commit(before, after)
 
@@ -367,9 +375,10 @@ class Tables:
     def events(self, game_id: str, viewer: Viewer, after: int, wait: float) -> list[dict[str, Any]]:
         """Events after ``after`` that ``viewer`` may see, waiting up to ``wait`` seconds for one."""
         found = self.repo.events_after(game_id, after)
-        if not found and wait > 0:
-            self.load(game_id)
-            found = self.repo.wait_events(game_id, after, int(wait * 1000))
+        if not found:
+            record = self.load(game_id)  # 404 for a game that does not exist
+            if wait > 0 and record.status != FINISHED:
+                found = self.repo.wait_events(game_id, after, int(wait * 1000))
         return [visible(e, viewer.seat) for e in found]
 
     def replay(self, game_id: str) -> dict[str, Any]:

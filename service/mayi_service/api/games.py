@@ -10,19 +10,30 @@ from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
-from flask_smorest import Blueprint
 
 from mayi_engine.cards import parse_card, parse_cards
 from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import STATUSES, Tables, Viewer, visible
-from .common import bearer_token, document_errors, services
+from ..tables import FINISHED, STATUSES, Tables, Viewer
+from .common import StrictBlueprint, bearer_token, document_errors, services
 
-blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
+blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
-ACTION_ERRORS = (401, 403, 404, 409, 412, 422, 429)
+#: What an action can answer besides 200 (400 and 413: a body that is not JSON, or too large).
+ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429)
+
+#: One Server-Sent Event of the event stream (as OpenAPI 3.2's ``itemSchema`` would say).
+SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "The event number (`seq`)"},
+        "event": {"type": "string", "description": "The event type"},
+        "data": {"type": "string", "description": "The event, as JSON"},
+        "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
+    },
+}
 
 
 def _tables() -> Tables:
@@ -40,9 +51,15 @@ def _if_match() -> int | None:
     if "-" in text:  # an ETag of ours: "<game>-<version>-<seat>" ... take the version
         parts = text.split("-")
         text = parts[-2] if len(parts) >= 3 else parts[0]
-    if not text.isdigit():
+    if not _is_number(text):
         raise ServiceError(422, "validation_error", "If-Match: give the game version you saw (a whole number)")
     return int(text)
+
+
+def _is_number(text: str) -> bool:
+    """A whole number in ASCII digits that fits an event or version number (``str.isdigit``
+    also accepts digits like "²" that ``int`` refuses)."""
+    return text.isascii() and text.isdigit() and len(text) <= 15
 
 
 def _idempotency_key() -> str | None:
@@ -90,7 +107,7 @@ class Games(MethodView):
         },
     )
     @blp.response(201, s.GameCreatedSchema)
-    @document_errors(422, 429)
+    @document_errors(400, 413, 422, 429)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a table
 
@@ -147,7 +164,8 @@ class Game(MethodView):
         s.GameViewSchema,
         headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}},
     )
-    @document_errors(403, 404, 429)
+    @blp.alt_response(304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`")
+    @document_errors(401, 403, 404, 429)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game
 
@@ -170,7 +188,7 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
     @blp.response(201, s.SeatTakenSchema)
-    @document_errors(404, 409, 422, 429)
+    @document_errors(400, 404, 409, 413, 422, 429)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take an open seat
 
@@ -262,7 +280,7 @@ class LayOffs(MethodView):
 class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventListSchema)
-    @document_errors(403, 404, 422, 429)
+    @document_errors(401, 403, 404, 422, 429)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Events after a number, long-polling
 
@@ -281,10 +299,11 @@ class Events(MethodView):
 class EventStream(MethodView):
     @blp.response(
         200,
+        SSE_EVENT,
         content_type="text/event-stream",
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )
-    @document_errors(403, 404, 429)
+    @document_errors(401, 403, 404, 422, 429)
     def get(self, game_id: str) -> Response:
         """Events as Server-Sent Events
 
@@ -296,7 +315,7 @@ class EventStream(MethodView):
         viewer = tables.viewer(game_id, bearer_token())
         tables.load(game_id)
         raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
-        if not raw.isdigit():
+        if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
         settings = services().settings
         return Response(
@@ -315,14 +334,15 @@ def _sse(
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         wait = max(0.05, min(heartbeat, end - time.monotonic()))
-        found = tables.repo.events_after(game_id, after) or tables.repo.wait_events(game_id, after, int(wait * 1000))
+        found = tables.events(game_id, viewer, after, wait)
         if not found:
+            if tables.load(game_id).status == FINISHED:
+                return  # the game is over and every event has been sent
             yield ": keep-alive\n\n"
             continue
         for event in found:
             after = event["seq"]
-            shown = visible(event, viewer.seat)
-            yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(shown, separators=(',', ':'))}\n\n"
+            yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
 
 
 @blp.route("/<string:game_id>/replay")

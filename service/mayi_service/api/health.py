@@ -7,14 +7,13 @@ from typing import Any
 
 from flask import Response, g, request
 from flask.views import MethodView
-from flask_smorest import Blueprint
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
 from .. import schemas as s
-from .common import services
+from .common import StrictBlueprint, services
 
-blp = Blueprint("health", __name__, description="Liveness and metrics")
+blp = StrictBlueprint("health", __name__, description="Liveness and metrics")
 
 REQUESTS = Counter("mayi_http_requests_total", "HTTP requests", ["method", "endpoint", "status"])
 LATENCY = Histogram(
@@ -42,14 +41,14 @@ class Health(MethodView):
 
 @blp.route("/metrics")
 class Metrics(MethodView):
-    @blp.response(200, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
+    @blp.response(200, {"type": "string"}, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
     def get(self) -> Response:
         """Metrics in Prometheus format
 
         Requests, latency, actions, games by status, and the job queue depth.
         """
         registry = _registry()
-        return Response(generate_latest(registry), mimetype=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
 
 class _StoreCollector:
