@@ -346,8 +346,16 @@ def is_eligible(s: State, seat: int) -> bool:
     return limit is None or s.claims_used[seat] < limit
 
 
-def pending_claimants(s: State) -> list[int]:
-    """Seats that may still answer the upcard."""
+def pending_claimants(state: State) -> list[int]:
+    """Seats that may still answer the upcard (memoised on the state: do not change the list)."""
+    cached: list[int] | None = state._legal.get("pending")
+    if cached is None:
+        cached = state._legal["pending"] = _pending(state)
+    return cached
+
+
+def _pending(s: State) -> list[int]:
+    """:func:`pending_claimants` of a state being built (never memoised)."""
     if s.phase is not Phase.DRAW:
         return []
     return [seat for seat in range(s.players) if is_eligible(s, seat)]
@@ -461,7 +469,7 @@ def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
 
 def _draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
     _own_turn(s, seat, "draw", Phase.DRAW)
-    pending = pending_claimants(s)
+    pending = _pending(s)
     if pending:
         closes = s.claim_closes_at
         if closes is None or now < closes:
@@ -775,7 +783,7 @@ def _timeout(s: State, now: float, events: list[Event]) -> None:
             break
         actor = s.actor
         if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            for p in pending_claimants(s):
+            for p in _pending(s):
                 if now >= s.claim_closes_at or s.absent[p]:
                     _pass(s, p, now, events, timeout=True)
                     acted = True
@@ -783,7 +791,7 @@ def _timeout(s: State, now: float, events: list[Event]) -> None:
         if not due:
             break
         if s.phase is Phase.DRAW:
-            if pending_claimants(s):
+            if _pending(s):
                 break  # a present seat may still answer (claim window longer than the turn clock)
             _count_timeout(s, actor, events)
             _draw_stock(s, actor, now, events, timeout=True)

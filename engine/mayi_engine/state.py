@@ -9,7 +9,7 @@ JSON kept by the service; they round-trip exactly.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -43,7 +43,7 @@ class RoundResult:
     scores: tuple[int, ...]
 
 
-@dataclass(slots=True)
+@dataclass
 class State:
     """Everything about a game. Treat as read-only; the engine returns new states."""
 
@@ -112,15 +112,12 @@ class State:
         return self.phase is Phase.FINISHED
 
     def clone(self) -> State:
-        """A shallow copy to build the next state from (fields are immutable)."""
+        """A shallow copy to build the next state from (fields are immutable), without
+        the memoised legal moves. (A plain ``__dict__`` copy: the fastest copy there is.)"""
         new = object.__new__(State)
-        for name in _FIELD_NAMES:
-            object.__setattr__(new, name, getattr(self, name))
+        new.__dict__.update(self.__dict__)
         new._legal = {}
         return new
-
-
-_FIELD_NAMES = tuple(f.name for f in fields(State) if f.name != "_legal")
 
 
 # ---------------------------------------------------------------------------

@@ -13,13 +13,39 @@ from typing import Any
 from .cards import card_code, card_codes
 from .game import deadline, legal_moves, pending_claimants, standings
 from .melds import Meld, meld_json
-from .moves import move_to_json
-from .state import Phase, State
+from .moves import Move, move_to_json
+from .rules import Contract
+from .state import Phase, RoundResult, State
 
 
 @lru_cache(maxsize=8192)
 def _meld_view(meld: Meld) -> dict[str, Any]:
     return meld_json(meld)
+
+
+# Parts of views that many views share are built once (values are hashable and
+# immutable) and copied shallowly into each view: the lists inside them are
+# shared, so a caller must treat views as read-only below their top level.
+
+
+@lru_cache(maxsize=64)
+def _contract_view(contract: Contract) -> dict[str, Any]:
+    return {
+        "books": contract.books,
+        "runs": contract.runs,
+        "all_cards": contract.all_cards,
+        "text": contract.describe(),
+    }
+
+
+@lru_cache(maxsize=4096)
+def _result_view(result: RoundResult) -> dict[str, Any]:
+    return {"round": result.round, "out": result.out if result.out >= 0 else None, "scores": list(result.scores)}
+
+
+@lru_cache(maxsize=16384)
+def _move_view(move: Move) -> dict[str, Any]:
+    return move_to_json(move)
 
 
 def status(state: State) -> str:
@@ -38,7 +64,7 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             "discarder": s.discarder if s.discarder >= 0 else None,
             "claims": list(s.claims),
             "passes": list(s.passes),
-            "pending": pending_claimants(s),
+            "pending": list(pending_claimants(s)),
             "closes_at": s.claim_closes_at,
         }
     elif s.phase is Phase.FIRST_OFFER and upcard is not None:
@@ -59,12 +85,7 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             "of": len(s.rules.rounds),
             "dealer": s.dealer,
             "first": s.first_player,
-            "contract": {
-                "books": contract.books,
-                "runs": contract.runs,
-                "all_cards": contract.all_cards,
-                "text": contract.describe(),
-            },
+            "contract": dict(_contract_view(contract)),
         },
         "phase": s.phase.value,
         "turn": s.turn,
@@ -88,11 +109,9 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             }
             for i in range(s.players)
         ],
-        "melds": [_meld_view(m) for m in s.melds],
+        "melds": [dict(_meld_view(m)) for m in s.melds],
         "deadline": deadline(s),
-        "results": [
-            {"round": r.round, "out": r.out if r.out >= 0 else None, "scores": list(r.scores)} for r in s.results
-        ],
+        "results": [dict(_result_view(r)) for r in s.results],
     }
     if s.phase is Phase.FINISHED:
         view["places"] = standings(s)
@@ -100,5 +119,5 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         view["seat"] = seat
         view["hand"] = card_codes(s.hands[seat])
         view["held"] = card_code(s.held) if s.held >= 0 and seat == s.turn and s.phase is Phase.PLAY else None
-        view["legal"] = [move_to_json(m) for m in legal_moves(s, seat, now)]
+        view["legal"] = [dict(_move_view(m)) for m in legal_moves(s, seat, now)]
     return view
