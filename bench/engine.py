@@ -105,6 +105,23 @@ def pin_to_cpu(cpu: int) -> str:
     return f"pinned to CPU {cpu}"
 
 
+def cpu_idle_percent(seconds: float = 1.0) -> float | None:
+    """Share of all cores' time spent idle over ``seconds`` (Linux ``/proc/stat``), or ``None``."""
+
+    def sample() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            values = [int(x) for x in f.readline().split()[1:9]]
+        return sum(values), values[3] + values[4]  # idle + iowait
+
+    try:
+        total0, idle0 = sample()
+        time.sleep(seconds)
+        total1, idle1 = sample()
+    except (OSError, ValueError):
+        return None
+    return 100.0 * (idle1 - idle0) / (total1 - total0) if total1 > total0 else None
+
+
 def clear_engine_caches() -> None:
     """Empty every ``functools`` cache of the engine so each run does the same work."""
     for name, module in list(sys.modules.items()):
@@ -447,7 +464,10 @@ def report(results: dict[str, Any]) -> str:
     cfg = results["config"]
     lines = [
         f"May I engine benchmark: seed {cfg['seed']}, {cfg['runs']} runs, {cfg['games']} games a run, "
-        f"{cfg['pinning']}, Python {cfg['python']}, load average {cfg['load_average']}",
+        f"{cfg['pinning']}, Python {cfg['python']}",
+        f"machine before the run: load average {cfg['load_average']}, "
+        + (f"CPU idle {idle:.0f}% over 1 s" if (idle := cfg["cpu_idle_percent_before"]) is not None else "CPU idle ?")
+        + " (noisy when busy: see the min-max spreads)",
         "Medians over the runs (min-max). 'x goal' >= 1.00 meets the goal "
         "(throughput: measured/goal; time and size: goal/measured).",
         "",
@@ -547,6 +567,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "pinning": pinning,
             "python": platform.python_version(),
             "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
+            "cpu_idle_percent_before": cpu_idle_percent(),
         },
         "goals": {
             "actions_per_second_random": GOAL_ACTIONS_PER_SECOND,
