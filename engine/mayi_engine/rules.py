@@ -250,4 +250,19 @@ def get_rules(variant: str, options: dict[str, Any] | None = None) -> Rules:
     except KeyError:
         known = ", ".join(sorted(VARIANTS))
         raise ConfigError("validation_error", f"variant {variant!r} is not known (known: {known})") from None
-    return base.with_options(options)
+    if not options:
+        return base
+    try:
+        key = (variant, tuple(sorted(options.items())))
+        cached = _WITH_OPTIONS.get(key)
+    except TypeError:  # an unhashable option value: with_options will name it
+        return base.with_options(options)
+    if cached is None or cached[0] is not base:
+        cached = (base, base.with_options(options))
+        if len(_WITH_OPTIONS) < 1024:
+            _WITH_OPTIONS[key] = cached
+    return cached[1]
+
+
+#: Rules with table options, by variant and options (with the base rules they were made from).
+_WITH_OPTIONS: dict[tuple[Any, ...], tuple[Rules, Rules]] = {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .cards import JOKER, card_code, parse_card
+from .cards import JOKER, NATURALS, card_code, parse_card
 from .errors import ConfigError
 from .melds import Meld
 from .rules import Rules, get_rules
@@ -129,7 +129,13 @@ def _cards_str(cards: tuple[int, ...]) -> str:
 
 
 def _cards_from(text: str) -> tuple[int, ...]:
-    return tuple(parse_card(text[i : i + 2]) for i in range(0, len(text), 2))
+    try:
+        return tuple([_CODE_TO_CARD[text[i : i + 2]] for i in range(0, len(text), 2)])
+    except KeyError:  # not canonical: let parse_card name the bad code
+        return tuple(parse_card(text[i : i + 2]) for i in range(0, len(text), 2))
+
+
+_CODE_TO_CARD = {card_code(c): c for c in (JOKER, *NATURALS)}
 
 
 def to_json(state: State) -> dict[str, Any]:

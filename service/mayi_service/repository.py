@@ -151,7 +151,18 @@ class GameRepository:
         self.index(record.id, record.status, created, None)
 
     def load(self, game_id: str) -> GameRecord | None:
-        data = self.r.hgetall(self.game_key(game_id))
+        return self._record(game_id, self.r.hgetall(self.game_key(game_id)))
+
+    def load_with_seat(self, game_id: str, token_hash: str) -> tuple[GameRecord | None, int | None]:
+        """The game and the seat of a token hash, in one round trip."""
+        pipe = self.r.pipeline(transaction=False)
+        pipe.hgetall(self.game_key(game_id))
+        pipe.hget(self.tokens_key(game_id), token_hash)
+        data, seat = pipe.execute()
+        return self._record(game_id, data), None if seat is None else int(seat)
+
+    @staticmethod
+    def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
         if not data:
             return None
         deadline = data.get(b"deadline", b"")
@@ -248,10 +259,6 @@ class GameRepository:
         return int(self.r.zcard(self.index_key(f"games:{status}")))
 
     # -- tokens and idempotency -------------------------------------------
-    def seat_for_token_hash(self, game_id: str, token_hash: str) -> int | None:
-        seat = self.r.hget(self.tokens_key(game_id), token_hash)
-        return None if seat is None else int(seat)
-
     def idempotency_record(self, game_id: str, digest: str) -> dict[str, Any] | None:
         raw = self.r.get(self.idem_key(game_id, digest))
         return None if raw is None else json.loads(raw)

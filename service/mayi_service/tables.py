@@ -177,6 +177,14 @@ class Tables:
 
     def viewer(self, game_id: str, token: str | None, *, required: bool = False) -> Viewer:
         """Who holds ``token`` at this game (``required``: a seat token must be given)."""
+        return self.load_as(game_id, token, required=required)[1]
+
+    def load_as(self, game_id: str, token: str | None, *, required: bool = False) -> tuple[GameRecord, Viewer]:
+        """The game and who is asking (one round trip to Redis).
+
+        No token: a spectator (or 401 when ``required``); a token that holds no seat
+        at this game: 403.
+        """
         if not token:
             if required:
                 raise ServiceError(
@@ -185,17 +193,20 @@ class Tables:
                     "This action needs a seat token: send 'Authorization: Bearer <token>'",
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
-            return Viewer(None)
+            return self.load(game_id), Viewer(None)
         digest = token_hash(token)
-        seat = self.repo.seat_for_token_hash(game_id, digest)
+        record, seat = self.repo.load_with_seat(game_id, digest)
+        if record is None:
+            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+        # The lookup is by hash; compare_digest keeps the final check constant-time.
         if seat is None or not hmac.compare_digest(digest, token_hash(token)):
-            if self.repo.load(game_id) is None:
-                raise ServiceError(404, "not_found", f"There is no game {game_id}")
             raise ServiceError(403, "forbidden", f"This token holds no seat at game {game_id}")
-        return Viewer(seat)
+        return record, Viewer(seat)
 
-    def view(self, record: GameRecord, viewer: Viewer, now: float | None = None) -> dict[str, Any]:
-        """The caller's view of a game."""
+    def view(
+        self, record: GameRecord, viewer: Viewer, now: float | None = None, state: State | None = None
+    ) -> dict[str, Any]:
+        """The caller's view of a game (``state``: the record's state, if already parsed)."""
         meta = record.meta
         base: dict[str, Any] = {
             "id": record.id,
@@ -211,7 +222,8 @@ class Tables:
             base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta["names"])]
             base["seat"] = viewer.seat
             return base
-        state = loads(record.state)
+        if state is None:
+            state = loads(record.state)
         view = player_view(state, viewer.seat, self.clock() if now is None else now)
         view.update(base)
         return view
@@ -228,13 +240,14 @@ class Tables:
         body_digest: str = "",
     ) -> dict[str, Any]:
         """Apply ``move`` for the token's seat; return the seat's new view."""
-        viewer = self.viewer(game_id, token, required=True)
+        record, viewer = self.load_as(game_id, token, required=True)
         seat = viewer.seat
         idem_digest = None
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
-        for _ in range(MAX_ATTEMPTS):
-            record = self.load(game_id)
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt:
+                record = self.load(game_id)
             if idem_digest is not None:
                 # Looked up after loading the game: the record is committed with the version,
                 # so a first request that won before the load is found here, and one that wins
@@ -276,7 +289,7 @@ class Tables:
                 engine.deadline(new_state),
                 record.clock_at,
             )
-            body = self.view(updated, viewer, now)
+            body = self.view(updated, viewer, now, new_state)
             if idem_digest is not None:
                 change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
             result = self.repo.commit(game_id, record.version, change)

@@ -71,9 +71,9 @@ def _idempotency_key() -> str | None:
     return key
 
 
-def _act(game_id: str, move: Move, body: dict[str, Any]) -> dict[str, Any]:
+def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-    return _tables().act(
+    view = _tables().act(
         game_id,
         bearer_token(),
         move,
@@ -81,6 +81,7 @@ def _act(game_id: str, move: Move, body: dict[str, Any]) -> dict[str, Any]:
         idempotency_key=_idempotency_key(),
         body_digest=digest,
     )
+    return _with_etag(view)
 
 
 def _etag(view: dict[str, Any]) -> str:
@@ -89,7 +90,9 @@ def _etag(view: dict[str, Any]) -> str:
 
 
 def _with_etag(view: dict[str, Any]) -> Response:
-    response = current_app.response_class(json.dumps(s.GameViewSchema().dump(view)), mimetype="application/json")
+    # Views are JSON-ready already (the engine builds them); GameViewSchema documents
+    # them, and tests/service/test_view_schema.py holds them to it.
+    response = current_app.response_class(json.dumps(view, separators=(",", ":")), mimetype="application/json")
     response.headers["ETag"] = _etag(view)
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -173,8 +176,7 @@ class Game(MethodView):
         public view. Honors `If-None-Match`.
         """
         tables = _tables()
-        viewer = tables.viewer(game_id, bearer_token())
-        record = tables.load(game_id)
+        record, viewer = tables.load_as(game_id, bearer_token())
         view = tables.view(record, viewer)
         etag = _etag(view)
         if request.headers.get("If-None-Match") == etag:
@@ -205,7 +207,7 @@ class Draw(MethodView):
     @blp.arguments(s.DrawInSchema, example={"source": "stock"})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
-    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+    def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Draw from the stock or take the discard
 
         The stock draw waits until every eligible seat has answered the upcard
@@ -220,7 +222,7 @@ class DiscardCard(MethodView):
     @blp.arguments(s.DiscardInSchema, example={"card": "QS"})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
-    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+    def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
         return _act(game_id, Discard(parse_card(data["card"])), data)
 
@@ -230,7 +232,7 @@ class Claims(MethodView):
     @blp.arguments(s.ClaimInSchema, example={"claim": True})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
-    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+    def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Claim (May I / buy) or pass the upcard
 
         Also answers the May I first-upcard offer. Priority, not arrival order,
@@ -251,7 +253,7 @@ class Melds(MethodView):
     @blp.arguments(s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
-    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+    def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Go down
 
         Lay down exactly the round's contract; runs low to high, a joker where
@@ -267,7 +269,7 @@ class LayOffs(MethodView):
     @blp.arguments(s.LayOffsInSchema, example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
     @blp.response(200, s.GameViewSchema)
     @document_errors(*ACTION_ERRORS)
-    def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
+    def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Lay off cards on melds on the table
 
         All or nothing. `joker_to` says where a joker goes (a joker laid off on
