@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .cards import JOKER, NATURALS, card_code, parse_card
+from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, parse_card
 from .errors import ConfigError
 from .melds import Meld
 from .rules import Rules, get_rules
@@ -125,7 +125,8 @@ class State:
 
 
 def _cards_str(cards: tuple[int, ...]) -> str:
-    return "".join(card_code(c) for c in cards)
+    codes = _CARD_CODES
+    return "".join([codes[c] for c in cards])
 
 
 def _cards_from(text: str) -> tuple[int, ...]:
@@ -136,6 +137,7 @@ def _cards_from(text: str) -> tuple[int, ...]:
 
 
 _CODE_TO_CARD = {card_code(c): c for c in (JOKER, *NATURALS)}
+_CARD_CODES = [card_code(c) if c == JOKER or c in NATURALS else "??" for c in range(CARD_SLOTS)]
 
 
 def to_json(state: State) -> dict[str, Any]:
@@ -222,7 +224,7 @@ def from_json(data: dict[str, Any]) -> State:
 
 def dumps(state: State) -> str:
     """Compact JSON text of a state."""
-    return json.dumps(to_json(state), separators=(",", ":"))
+    return json.dumps(to_json(state), separators=(",", ":"), ensure_ascii=False)
 
 
 def loads(text: str | bytes) -> State:
