@@ -166,7 +166,7 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
             round=s.round,
             dealer=s.dealer,
             first=first,
-            contract=_contract_json(spec.contract),
+            contract=spec.contract.as_json(),
             deal=spec.deal,
             upcard=card_code(upcard),
             jokers_buried=len(buried),
@@ -181,14 +181,6 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     else:
         _open_window(s, now)
 
-
-def _contract_json(contract: Contract) -> dict[str, Any]:
-    return {
-        "books": contract.books,
-        "runs": contract.runs,
-        "all_cards": contract.all_cards,
-        "text": contract.describe(),
-    }
 
 
 def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, **data: Any) -> Event:

@@ -38,6 +38,10 @@ class Contract:
     def min_cards(self) -> int:
         return 3 * self.books + 4 * self.runs
 
+    def as_json(self) -> dict[str, Any]:
+        """The contract as views and events show it."""
+        return {"books": self.books, "runs": self.runs, "all_cards": self.all_cards, "text": self.describe()}
+
     def describe(self) -> str:
         parts = []
         if self.books:

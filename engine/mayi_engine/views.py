@@ -30,12 +30,7 @@ def _meld_view(meld: Meld) -> dict[str, Any]:
 
 @lru_cache(maxsize=64)
 def _contract_view(contract: Contract) -> dict[str, Any]:
-    return {
-        "books": contract.books,
-        "runs": contract.runs,
-        "all_cards": contract.all_cards,
-        "text": contract.describe(),
-    }
+    return contract.as_json()
 
 
 @lru_cache(maxsize=4096)

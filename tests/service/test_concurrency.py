@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 import requests
+from http_moves import auth, move_request
 
 from mayi_engine import game as engine
 from mayi_engine.moves import move_from_json
@@ -38,26 +39,6 @@ TIMEOUT = 30
 
 # ---------------------------------------------------------------------------
 # Helpers
-
-
-def move_request(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The endpoint (below the game) and the body that make ``move`` (a view's legal-move JSON)."""
-    kind = move["type"]
-    if kind == "draw":
-        return "turn/draw", {"source": move["source"]}
-    if kind == "claim":
-        return "claims", {"claim": move["claim"]}
-    if kind == "discard":
-        return "turn/discard", {"card": move["card"]}
-    if kind == "go_down":
-        return "melds", {"melds": move["melds"], "lay_offs": move.get("lay_offs", [])}
-    if kind == "lay_off":
-        return "lay-offs", {"lay_offs": move["lay_offs"]}
-    raise AssertionError(f"unknown move {move!r}")
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
 
 
 def create_game(

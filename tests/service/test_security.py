@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 import requests
+from http_moves import auth, move_request
 
 from mayi_engine.cards import card_codes
 from mayi_engine.game import legal_moves
@@ -45,25 +46,6 @@ HIDDEN_KEYS = {"hands", "stock", "seed", "deck", "private"}
 
 # ---------------------------------------------------------------------------
 # Helpers
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def move_request(move: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    kind = move["type"]
-    if kind == "draw":
-        return "turn/draw", {"source": move["source"]}
-    if kind == "claim":
-        return "claims", {"claim": move["claim"]}
-    if kind == "discard":
-        return "turn/discard", {"card": move["card"]}
-    if kind == "go_down":
-        return "melds", {"melds": move["melds"], "lay_offs": move.get("lay_offs", [])}
-    if kind == "lay_off":
-        return "lay-offs", {"lay_offs": move["lay_offs"]}
-    raise AssertionError(f"unknown move {move!r}")
 
 
 def create(client: Any, variant: str, seats: int, **extra: Any) -> tuple[str, list[str]]:
