@@ -72,14 +72,15 @@ def _idempotency_key() -> str | None:
 
 
 def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    key = _idempotency_key()
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest() if key else ""
     view = _tables().act(
         game_id,
         bearer_token(),
         move,
         if_match=_if_match(),
-        idempotency_key=_idempotency_key(),
-        body_digest=digest,
+        idempotency_key=key,
+        body_digest=f"{request.path}\x00{digest}" if key else "",
     )
     return _with_etag(view)
 
