@@ -254,8 +254,10 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
 # Checks shared by the moves
 
 
-def _own_turn(s: State, seat: int, what: str, phase: Phase = Phase.PLAY) -> None:
-    if s.phase is Phase.FIRST_OFFER and phase is not Phase.FIRST_OFFER:
+def _own_turn(s: State, seat: int, what: str, *phases: Phase) -> None:
+    """Refuse ``what`` unless ``seat`` must act and the phase is one of ``phases`` (default: play)."""
+    phases = phases or (Phase.PLAY,)
+    if s.phase is Phase.FIRST_OFFER:
         raise IllegalMoveError(
             "wrong_phase",
             f"The first upcard is being offered to seat {s.actor}; it is not time to {what} "
@@ -265,12 +267,11 @@ def _own_turn(s: State, seat: int, what: str, phase: Phase = Phase.PLAY) -> None
         raise IllegalMoveError(
             "not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now"
         )
-    if s.phase is not phase and not (phase is Phase.PLAY and s.phase is Phase.FIRST_DISCARD and what == "discard"):
+    if s.phase not in phases:
         hint = {
             Phase.DRAW: "draw first (from the stock or the discard pile)",
             Phase.PLAY: "you have drawn already; go down, lay off or discard",
             Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
-            Phase.FIRST_OFFER: "answer the first-upcard offer",
         }[s.phase]
         raise IllegalMoveError("wrong_phase", f"You cannot {what} now: {hint}")
 
@@ -685,7 +686,7 @@ def _after_play(s: State, seat: int, now: float, events: list[Event]) -> None:
 
 
 def _discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    _own_turn(s, seat, "discard")
+    _own_turn(s, seat, "discard", Phase.PLAY, Phase.FIRST_DISCARD)
     rest = _take_from_hand(s, seat, [card])
     if not rest and not s.rules.out_by_discard:
         raise IllegalMoveError(
