@@ -362,7 +362,7 @@ def bench_state_size(seed: int, games: int = 2) -> dict[str, Any]:
             named = play_games(policy, 1, seed + g, players=STATE_PLAYERS, on_state=watch)
             reached += named.games
     # The same names at the API's length limit: ASCII, and astral characters
-    # (json.dumps escapes each as a 12-byte surrogate pair).
+    # (4 bytes each in the UTF-8 that dumps writes).
     ascii_size = unicode_size = 0
     if largest:
         state = largest[0]
