@@ -182,7 +182,6 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
         _open_window(s, now)
 
 
-
 def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, **data: Any) -> Event:
     event: Event = {"type": kind, "seat": seat, "data": data}
     if private is not None:
@@ -329,14 +328,44 @@ def _set_turn_deadline(s: State, now: float) -> None:
 # The claim window
 
 
-def is_eligible(s: State, seat: int) -> bool:
-    """Whether ``seat`` may claim the upcard now (having not answered yet)."""
-    if s.phase is not Phase.DRAW or seat == s.turn or seat in s.claims or seat in s.passes:
-        return False
+def _claim_refusal(s: State, seat: int) -> str | None:
+    """Why ``seat`` may not answer the upcard (a key of ``_CLAIM_REFUSALS``), or ``None``.
+
+    The one source of truth for who may claim or pass; the claim window's clock is
+    checked by the moves themselves.
+    """
+    if s.phase is not Phase.DRAW:
+        return "no_upcard"
+    if seat == s.turn:
+        return "on_turn"
+    if seat in s.claims or seat in s.passes:
+        return "answered"
     if seat == s.discarder and not s.rules.discarder_may_claim:
-        return False
+        return "own_discard"
     limit = s.rules.claim_limit
-    return limit is None or s.claims_used[seat] < limit
+    if limit is not None and s.claims_used[seat] >= limit:
+        return "no_buys_left"
+    return None
+
+
+_CLAIM_REFUSALS = {
+    "no_upcard": ("wrong_phase", "There is no upcard on offer to {what} now"),
+    "on_turn": (
+        "claim_not_allowed",
+        "You are on turn: take the upcard with a draw from the discard pile instead of a {what}",
+    ),
+    "answered": ("claim_not_allowed", "You have already answered this upcard"),
+    "own_discard": ("claim_not_allowed", "In {title} you may not claim your own discard"),
+    "no_buys_left": (
+        "claim_not_allowed",
+        "{title} allows {limit} buys per player in a round; you have used them, so you have no upcard to {what}",
+    ),
+}
+
+
+def is_eligible(s: State, seat: int) -> bool:
+    """Whether ``seat`` may claim or pass the upcard now (having not answered yet)."""
+    return _claim_refusal(s, seat) is None
 
 
 def pending_claimants(state: State) -> list[int]:
@@ -387,30 +416,15 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
 
 def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
     """Refuse a claim or pass by ``seat`` (``now`` is None for the service's timed-out passes)."""
-    if s.phase is not Phase.DRAW:
-        raise IllegalMoveError("wrong_phase", f"There is no upcard on offer to {what} now")
-    if now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at:
+    reason = _claim_refusal(s, seat)
+    if reason is None and now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at:
         raise IllegalMoveError(
             "claim_not_allowed",
             f"The claim window on the {card_name(s.discard[-1])} has closed: an unanswered claim is a pass",
         )
-    if seat == s.turn:
-        raise IllegalMoveError(
-            "claim_not_allowed",
-            f"You are on turn: take the upcard with a draw from the discard pile instead of a {what}",
-        )
-    if seat in s.claims or seat in s.passes:
-        raise IllegalMoveError("claim_not_allowed", "You have already answered this upcard")
-    if seat == s.discarder and not s.rules.discarder_may_claim:
-        raise IllegalMoveError("claim_not_allowed", f"In {s.rules.title} you may not claim your own discard")
-    limit = s.rules.claim_limit
-    if limit is not None and s.claims_used[seat] >= limit:
-        # Such a seat is not asked about the upcard (is_eligible), so it may not pass either.
-        raise IllegalMoveError(
-            "claim_not_allowed",
-            f"{s.rules.title} allows {limit} buys per player in a round; you have used them, "
-            f"so you have no upcard to {what}",
-        )
+    if reason is not None:
+        code, text = _CLAIM_REFUSALS[reason]
+        raise IllegalMoveError(code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit))
 
 
 def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
@@ -527,7 +541,9 @@ def _rebuild_stock(s: State, events: list[Event]) -> bool:
             _event(
                 "stock_exhausted",
                 None,
-                reason="only one discard left" if len(s.discard) <= 1 else f"rebuilt {s.reshuffles} times already",
+                reason="only one discard left"
+                if len(s.discard) <= 1
+                else f"the stock may be rebuilt at most max_reshuffles={s.rules.max_reshuffles} times in a round",
             )
         )
         return False
@@ -581,7 +597,7 @@ def _go_down(
     _set_hand(s, seat, rest)
     events.append(_event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe()))
     if lay_offs:
-        _lay_off(s, seat, lay_offs, now, events)
+        _lay_off(s, seat, lay_offs, now, events, code="illegal_meld")
         return
     _after_play(s, seat, now, events)
 
@@ -627,7 +643,9 @@ def _product(options: list[list[tuple[str, int, int]]]) -> list[tuple[tuple[str,
     return out
 
 
-def _lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event]) -> None:
+def _lay_off(
+    s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event], code: str = "illegal_lay_off"
+) -> None:
     rules = s.rules
     if not s.down[seat]:
         raise IllegalMoveError("illegal_lay_off", "Only a player who is down may lay off: lay down your contract first")
@@ -665,17 +683,18 @@ def _lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, eve
             melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
         )
     )
-    _after_play(s, seat, now, events)
+    _after_play(s, seat, now, events, code)
 
 
-def _after_play(s: State, seat: int, now: float, events: list[Event]) -> None:
-    """After cards left a hand by melding: go out, or refuse a lone last card where needed."""
+def _after_play(s: State, seat: int, now: float, events: list[Event], code: str = "illegal_meld") -> None:
+    """After cards left a hand by melding: go out, or refuse a lone last card where needed
+    (with ``code``: ``illegal_meld`` for going down, ``illegal_lay_off`` for lay-offs)."""
     left = len(s.hands[seat])
     if left == 0:
         _end_round(s, seat, now, events)
     elif left == 1 and not s.rules.out_by_discard:
         raise IllegalMoveError(
-            "illegal_meld",
+            code,
             f"In {s.rules.title} you may never discard your last card, so you may not keep just one: "
             "play all your cards in one request to go out",
         )
@@ -690,7 +709,7 @@ def _discard(s: State, seat: int, card: int, now: float, events: list[Event], ti
     rest = _take_from_hand(s, seat, [card])
     if not rest and not s.rules.out_by_discard:
         raise IllegalMoveError(
-            "wrong_phase", f"In {s.rules.title} you may never discard your last card; go out by melding it"
+            "illegal_discard", f"In {s.rules.title} you may never discard your last card; go out by melding it"
         )
     _set_hand(s, seat, rest)
     s.discard = (*s.discard, card)
@@ -764,8 +783,12 @@ def deadline(state: State) -> float | None:
         elif pending:
             times.append(s.claim_closes_at)
     if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
-        # An absent seat is played at once, but its stock draw still waits for the claim window.
-        times.append(s.turn_deadline - s.rules.turn_seconds)
+        # An absent seat is played at once (from when its decision started), but its stock
+        # draw still waits for the present seats' answers to the upcard.
+        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
+            times.append(s.claim_closes_at - s.rules.claim_seconds)
+        else:
+            times.append(s.turn_deadline - s.rules.turn_seconds)
     return min(times) if times else None
 
 
@@ -801,14 +824,34 @@ def _timeout(s: State, now: float, events: list[Event]) -> None:
 
 def timeout_discard(state: State, seat: int) -> int:
     """The card the service discards for a seat out of time: its highest-scoring
-    card that it could not lay off (the highest card if it could lay off them all)."""
+    card that it could not lay off (the highest card if it could lay off them all).
+
+    Whether a card could be laid off is judged by the melds on the table, even when
+    laying off is not allowed this very turn (the hold rule, May I's go-down turn):
+    the seat keeps what it can lay off later (docs/rules.md, E22).
+    """
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.phase is Phase.PLAY and state.down[seat] and (not state.went_down or state.rules.lay_off_on_go_down_turn):
-        fitting = {part.cards[0] for part in _single_lay_offs(state.melds, _playable_counts(state, seat), state.rules)}
+    if state.down[seat]:
+        fitting = {part.cards[0] for part in _single_lay_offs(state.melds, counts_of(hand), state.rules)}
     score = state.rules.card_score
     pool = [c for c in hand if c not in fitting] or list(hand)
     return max(pool, key=lambda c: (score(c), c))
+
+
+def seat_returns(state: State, seat: int) -> tuple[State, list[Event]]:
+    """``seat`` is acting again: clear its timeouts and its absence (RULES-SPEC §9).
+
+    :func:`play` does this for every move of the seat itself; the service calls it
+    first, before it plays the decisions that are due, so that an absent seat's own
+    request is not pre-empted by the service playing for it.
+    """
+    if not state.absent[seat] and not state.timeouts[seat]:
+        return state, []
+    s = state.clone()
+    events: list[Event] = []
+    _seat_returns(s, seat, events)
+    return s, events
 
 
 def _count_timeout(s: State, seat: int, events: list[Event]) -> None:

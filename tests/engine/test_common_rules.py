@@ -478,7 +478,7 @@ def test_max_reshuffles_ends_the_round_with_nobody_out(rules) -> None:
         s = pass_all(s)
         s, events = act(s, 0, DrawStock())
     assert kinds(events)[:2] == ["stock_exhausted", "round_ended"]
-    assert events[0]["data"]["reason"] == "rebuilt 0 times already"
+    assert events[0]["data"]["reason"] == "the stock may be rebuilt at most max_reshuffles=0 times in a round"
     ended = events[1]["data"]
     assert ended["out"] is None and events[1]["seat"] is None
     assert ended["scores"] == [rules.hand_score(h) for h in hands]
@@ -495,7 +495,7 @@ def test_the_default_safeguard_allows_three_rebuilds() -> None:
     s.reshuffles = 3
     fourth, events = act(s, 0, DrawStock())
     assert kinds(events)[:2] == ["stock_exhausted", "round_ended"]
-    assert events[0]["data"]["reason"] == "rebuilt 3 times already"
+    assert events[0]["data"]["reason"] == "the stock may be rebuilt at most max_reshuffles=3 times in a round"
     assert fourth.results[0].out == -1
 
 

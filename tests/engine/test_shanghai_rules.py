@@ -358,7 +358,9 @@ def one_card_left() -> State:
 
 def test_a_lay_off_that_keeps_one_card_is_refused() -> None:
     s = one_card_left()
-    refused(s, 0, lay(1, "9C"), "illegal_meld", "never discard your last card", "may not keep just one", "one request")
+    refused(
+        s, 0, lay(1, "9C"), "illegal_lay_off", "never discard your last card", "may not keep just one", "one request"
+    )
     lay_offs = [m for m in legal_moves(s, 0) if isinstance(m, LayOff)]
     assert lay_offs and all(len(m.parts) == 2 for m in lay_offs)
     assert lay_parts(part(1, "9C"), part(0, "5D")) in lay_offs
@@ -384,7 +386,7 @@ def test_the_last_card_is_never_discarded() -> None:
     s.stock = (s.hands[0][0], *s.stock)  # move the 5D to the bottom of the stock
     s.hands = (s.hands[0][1:], *s.hands[1:])
     assert hand_of(s, 0) == ["9C"]
-    refused(s, 0, discard("9C"), "wrong_phase", "never discard your last card", "go out by melding")
+    refused(s, 0, discard("9C"), "illegal_discard", "never discard your last card", "go out by melding")
     assert not any(isinstance(m, Discard) for m in legal_moves(s, 0))
 
 

@@ -1,0 +1,83 @@
+"""Clock rulings at their edges (RULES-SPEC §9, docs/rules.md E2 and E22)."""
+
+from __future__ import annotations
+
+from mayi_scenarios import act, cards, down, table
+
+from mayi_engine.game import deadline, play, seat_returns, timeout_discard
+from mayi_engine.melds import Meld
+from mayi_engine.moves import Claim, DrawStock, Pass, Timeout
+from mayi_engine.rules import MAY_I, SHANGHAI
+from mayi_engine.state import Phase
+
+
+def _absent(state, seat):
+    state.absent = tuple(a or i == seat for i, a in enumerate(state.absent))
+    return state
+
+
+def test_an_absent_seat_on_turn_is_due_when_the_present_seats_have_answered():
+    """With a claim window longer than the turn clock, the absent seat on turn is not
+    kept waiting for the window: once every present seat has answered, it is due."""
+    state = table(SHANGHAI, 3, options={"claim_seconds": 90, "turn_seconds": 10})
+    assert state.phase is Phase.DRAW and state.turn == 0
+    state = _absent(state.clone(), 0)
+    state, _ = act(state, 1, Pass(), now=1.0)
+    state, _ = act(state, 2, Pass(), now=1.0)
+    due = deadline(state)
+    assert due == 0.0, "due from the moment the draw decision started"
+    _, events = play(state, None, Timeout(), now=2.0)
+    assert [e["type"] for e in events][:1] == ["drew"] and events[0].get("timeout")
+
+
+def test_an_absent_seat_on_turn_still_waits_for_present_claimants():
+    state = table(SHANGHAI, 3, options={"claim_seconds": 90, "turn_seconds": 10})
+    state = _absent(state.clone(), 0)
+    assert deadline(state) == 90.0  # seat 1 and 2 may still answer until the window closes
+
+
+def test_the_timed_out_discard_keeps_a_card_that_fits_a_meld_even_on_the_go_down_turn():
+    """E22: May I forbids laying off on the go-down turn, but the ace that fits the book
+    of aces is kept; the highest card that fits nothing goes."""
+    state = table(MAY_I, 2, hands=["AC AD AS 9C 9D 9S AH 2D 3C 4H"], stock="6D")
+    state, _ = act(state, 0, Pass())
+    state, _ = act(state, 1, Pass())  # nobody takes the first upcard: seat 0 draws 6D
+    state, _ = act(state, 0, down("AC AD AS", "9C 9D 9S"))
+    assert state.went_down and state.phase is Phase.PLAY
+    assert timeout_discard(state, 0) == cards("6D")[0]
+
+
+def test_the_timed_out_discard_keeps_the_held_card_when_it_fits():
+    """E22 and the hold rule: the card just taken from the pile cannot be laid off this
+    turn, but it fits, so it is kept."""
+    state = table(MAY_I, 2, hands=["AC AD AS 9C 9D 9S 2D 3C 4H 5S"], upcard="AH")
+    state, _ = act(state, 0, Claim())  # seat 0 takes the AH as its draw
+    assert state.held == cards("AH")[0]
+    state = state.clone()  # as if seat 0 were down already with a book of aces
+    state.down = (True, False)
+    state.melds = (Meld(0, 0, "book", cards("AC AD AS"), 1),)
+    assert timeout_discard(state, 0) != cards("AH")[0]
+
+
+def test_seat_returns_clears_absence_and_timeouts_with_an_event():
+    state = table(MAY_I, 2)
+    state = _absent(state.clone(), 1)
+    state.timeouts = (0, 3)
+    back, events = seat_returns(state, 1)
+    assert back.absent == (False, False) and back.timeouts == (0, 0)
+    assert [e["type"] for e in events] == ["seat_returned"]
+    same, none = seat_returns(back, 1)
+    assert same is back and none == []
+    assert state.absent[1], "the state given is not changed"
+
+
+def test_a_draw_is_refused_before_claims_are_answered_but_not_for_an_absent_claimant():
+    """An absent claimant is passed at once by the clock; the stock draw then goes ahead."""
+    state = table(SHANGHAI, 3)
+    state = _absent(state.clone(), 2)
+    state, _ = act(state, 1, Pass(), now=1.0)
+    assert deadline(state) == 0.0
+    state, events = play(state, None, Timeout(), now=1.0)
+    assert any(e["type"] == "passed" and e["seat"] == 2 and e.get("timeout") for e in events)
+    state, _ = act(state, 0, DrawStock(), now=1.0)
+    assert state.phase is Phase.PLAY
