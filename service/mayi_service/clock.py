@@ -4,106 +4,116 @@ Three mechanisms, from fastest to safest:
 
 1. **Lazily**, on every request that acts on a game (``Tables.act`` applies the
    timeouts that are due before the move).
-2. **An RQ job at the deadline.** Each game has at most one pending clock job;
-   its time is kept in the game hash (``clock_at``) and in the ``deadlines``
-   index. A commit schedules a new job only when the game's deadline comes
-   *before* the pending job (an absent seat, say); a job that finds the
-   deadline moved later simply reschedules itself for the new deadline. So
-   the usual move costs no scheduling at all.
-3. **The sweeper**, in every worker: games whose clock job should have run a
-   little while ago (a job lost with a crashed worker) are run again.
+2. **One RQ job per game at its clock time.** The game hash holds ``clock_at``,
+   the time of the one job that is the game's clock (its deadline, rounded up to
+   a whole second: RQ schedules in whole seconds). The commit script decides
+   atomically whether a commit must schedule: only when the new deadline comes
+   before the pending job, or when there is none or it is overdue. When a job
+   runs it first checks that it is still the game's clock (a job that an earlier
+   deadline replaced does nothing); then it plays what is due and moves the clock
+   to the game's current deadline, atomically again. So a game never has more
+   than one live job, and a usual move schedules nothing.
+3. **The sweeper**, in every worker: a game whose clock is overdue by more than a
+   few seconds (its job lost with a crashed worker) is taken over and run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
-import math
-import secrets
 import threading
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
 
 from rq import Queue, Retry
+from rq.exceptions import NoSuchJobError
+from rq.registry import ScheduledJobRegistry
 
 from .config import Settings
-from .repository import GameRecord, GameRepository
+from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
 from .store import connect, redis_url
+from .tables import FINISHED, Tables
 
 log = logging.getLogger(__name__)
 
-#: A clock job more than this late is considered lost and the sweeper runs it.
-GRACE_SECONDS = 5.0
+
+def job_id(game_id: str, at: int) -> str:
+    """The id of the clock job of ``game_id`` due at ``at`` (one id per game and time)."""
+    return f"clock-{game_id}-{at}"
 
 
 class Clock:
-    """Schedules and runs clock jobs for the games of one repository."""
+    """Schedules and runs the clock jobs of the games of one repository."""
 
-    def __init__(self, repo: GameRepository, queue: Queue | None, clock: object = time.time) -> None:
+    def __init__(self, repo: GameRepository, queue: Queue | None, now: Callable[[], float] = time.time) -> None:
         self.repo = repo
         self.queue = queue
-        self.now = clock
+        self.now = now
 
-    def on_commit(self, before: GameRecord | None, after: GameRecord) -> None:
-        """After a commit: make sure a clock job runs by the game's new deadline."""
-        deadline = after.deadline
-        if deadline is None or after.status != "playing":
-            return
-        pending = before.clock_at if before is not None else None
-        now = self.now()  # type: ignore[operator]
-        if pending is not None and now - GRACE_SECONDS <= pending <= deadline:
-            return  # the pending job runs first and reschedules itself
-        self.schedule(after.id, deadline)
+    def on_commit(self, record: GameRecord, at: int) -> None:
+        """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
+        and drop the job it replaces."""
+        self.schedule(record.id, at, replaces=record.clock_at)
 
-    def schedule(self, game_id: str, at: float, *, again: bool = False) -> None:
-        """Have a clock job run at ``at`` (``again``: the job due at ``at`` is running, see ``run``)."""
-        self.repo.set_clock(game_id, at)
+    def schedule(self, game_id: str, at: int, replaces: float | None = None) -> None:
+        self.repo.index_clock(game_id, at)
         if self.queue is None:
             return
-        job_id = f"clock-{game_id}-{int(at * 1000)}"
-        if again:  # not the id of the running job: RQ deletes that job (result_ttl=0) when it ends
-            job_id += f"-{secrets.token_hex(4)}"
+        if replaces is not None and int(replaces) != at:
+            # The replaced job would find it is no longer the clock and do nothing; drop it now.
+            with contextlib.suppress(NoSuchJobError):
+                ScheduledJobRegistry(queue=self.queue).remove(job_id(game_id, int(replaces)), delete_job=True)
         self.queue.enqueue_at(
-            # RQ keeps scheduled times in whole seconds, rounded down: round up, never run early.
-            datetime.fromtimestamp(math.ceil(at), UTC),
+            datetime.fromtimestamp(at, UTC),
             run_clock_job,
             game_id,
-            job_id=job_id,
+            at,
+            job_id=job_id(game_id, at),
             job_timeout=30,
             result_ttl=0,
             failure_ttl=3600,
             retry=Retry(max=3, interval=[1, 2, 5]),
         )
 
-    def run(self, tables: object, game_id: str) -> None:
-        """Run the timeouts of ``game_id`` that are due, then schedule its next deadline."""
-        from .tables import Tables
-
-        assert isinstance(tables, Tables)
-        tables.run_clock(game_id)
+    def run(self, tables: Tables, game_id: str, at: int | None) -> None:
+        """The job due at ``at`` (``None``: the sweeper taking over): play what is due,
+        then move the clock to the game's next deadline."""
         record = self.repo.load(game_id)
-        if record is None or record.status != "playing" or record.deadline is None:
-            self.repo.set_clock(game_id, None)
+        if record is None:
+            self.repo.index_clock(game_id, None)
             return
-        # Nothing was due yet if the job ran early (the clocks of two hosts differ): it then
-        # schedules its own time again, which needs another job id.
-        self.schedule(game_id, record.deadline, again=record.deadline == record.clock_at)
+        if at is not None and (record.clock_at is None or int(record.clock_at) != at):
+            return  # an earlier deadline replaced this job: another job is the game's clock
+        if record.status == FINISHED:
+            # A crash between the final commit and its follow-ups leaves these undone: redo them.
+            self.repo.index(game_id, FINISHED, record.meta["created_at"], "playing")
+            self.repo.archive_events(game_id)
+        else:
+            tables.run_clock(game_id)
+        # Never the running job's own time again: RQ deletes a job's id when the job ends.
+        claimed, next_at = self.repo.claim_clock(game_id, at, at_least=(at or 0) + 1)
+        if not claimed:
+            return  # a commit meanwhile made an earlier clock, with a job of its own
+        if next_at is None:
+            self.repo.index_clock(game_id, None)
+            return
+        self.schedule(game_id, next_at)
 
-    def sweep(self, tables: object) -> int:
-        """Run every game whose clock job is overdue; return how many."""
-        due = self.repo.due_games(self.now() - GRACE_SECONDS)  # type: ignore[operator]
+    def sweep(self, tables: Tables) -> int:
+        """Take over every game whose clock is overdue; return how many."""
+        due = self.repo.due_games(self.now() - CLOCK_GRACE_SECONDS)
         for game_id in due:
             try:
-                self.run(tables, game_id)
+                self.run(tables, game_id, None)
             except Exception:  # keep sweeping the others
                 log.exception("clock of game %s", game_id)
         return len(due)
 
 
 @lru_cache(maxsize=1)
-def _worker_parts() -> tuple[object, Clock]:
-    from .tables import Tables
-
+def _worker_parts() -> tuple[Tables, Clock]:
     settings = Settings.from_env()
     client = connect(redis_url(settings.redis_url, settings.data_dir))
     repo = GameRepository(client, settings.key_prefix, settings.idempotency_ttl)
@@ -112,13 +122,13 @@ def _worker_parts() -> tuple[object, Clock]:
     return Tables(repo, on_commit=clock.on_commit), clock
 
 
-def run_clock_job(game_id: str) -> None:
+def run_clock_job(game_id: str, at: int | None = None) -> None:
     """RQ job: play the decisions of ``game_id`` whose deadline has passed."""
     tables, clock = _worker_parts()
-    clock.run(tables, game_id)
+    clock.run(tables, game_id, at)
 
 
-def start_sweeper(tables: object, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
+def start_sweeper(tables: Tables, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
     """A daemon thread that sweeps every ``every`` seconds until ``stop`` is set."""
 
     def loop() -> None:

@@ -41,10 +41,9 @@ local game, events, tokens, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local v = redis.call('HGET', game, 'version')
 if v == false then return {-3} end
 if v ~= ARGV[1] then return {-1} end
-local i = 2
-local idem_value = ARGV[i]
-local idem_ttl = ARGV[i + 1]
-i = i + 2
+local idem_value, idem_ttl = ARGV[2], ARGV[3]
+local clock_want, now, grace = ARGV[4], ARGV[5], ARGV[6]
+local i = 7
 if idem_value ~= '' and redis.call('EXISTS', idem) == 1 then return {-2} end
 local nv = tonumber(v) + 1
 local n = tonumber(ARGV[i]); i = i + 1
@@ -68,8 +67,39 @@ end
 if idem_value ~= '' then
   redis.call('SET', idem, idem_value, 'EX', idem_ttl)
 end
-return {nv}
+-- The clock: a job must run by the new deadline. Take the job over (return its time)
+-- if there is none, if the pending one is later, or if it is overdue (lost).
+local scheduled = 0
+if clock_want ~= '' then
+  local at = redis.call('HGET', game, 'clock_at')
+  if (not at) or tonumber(at) > tonumber(clock_want) or tonumber(at) < tonumber(now) - tonumber(grace) then
+    redis.call('HSET', game, 'clock_at', clock_want)
+    scheduled = tonumber(clock_want)
+  end
+end
+return {nv, scheduled}
 """
+
+CLAIM_CLOCK_SCRIPT = """
+-- The clock job due at ARGV[1] ('' for the sweeper, which takes over) has run: if it is
+-- still the game's clock, move the clock to the game's current deadline (rounded up to
+-- a whole second, and at least ARGV[2]) and return that time; 'none' if the game needs no
+-- clock any more; '' if another job is the game's clock now.
+local game = KEYS[1]
+local at = redis.call('HGET', game, 'clock_at')
+if ARGV[1] ~= '' and at ~= ARGV[1] then return '' end
+local deadline = redis.call('HGET', game, 'deadline')
+if (not deadline) or deadline == '' or redis.call('HGET', game, 'status') ~= 'playing' then
+  redis.call('HDEL', game, 'clock_at')
+  return 'none'
+end
+local want = math.max(math.ceil(tonumber(deadline)), tonumber(ARGV[2]))
+redis.call('HSET', game, 'clock_at', string.format('%d', want))
+return string.format('%d', want)
+"""
+
+#: A clock job more than this many seconds late is taken to be lost.
+CLOCK_GRACE_SECONDS = 5.0
 
 VERSION_CONFLICT = -1
 IDEMPOTENT_REPLAY = -2
@@ -99,6 +129,8 @@ class Change:
     events: list[tuple[int, str]] = field(default_factory=list)
     tokens: dict[str, int] = field(default_factory=dict)
     idempotency: tuple[str, str] | None = None  # (key digest, record JSON)
+    #: The clock time the game's new deadline needs (a whole second), or None.
+    clock: int | None = None
 
 
 class GameRepository:
@@ -107,6 +139,7 @@ class GameRepository:
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
         self._commit = client.register_script(COMMIT_SCRIPT)
+        self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
 
     # -- keys ---------------------------------------------------------------
     def game_key(self, game_id: str) -> str:
@@ -178,17 +211,20 @@ class GameRepository:
             clock_at=float(clock_at) if clock_at else None,
         )
 
-    def commit(self, game_id: str, expected_version: int, change: Change) -> int:
+    def commit(self, game_id: str, expected_version: int, change: Change, now: float = 0.0) -> tuple[int, int]:
         """Apply ``change`` if the game is still at ``expected_version``.
 
         Returns the new version, or :data:`VERSION_CONFLICT`, :data:`IDEMPOTENT_REPLAY`
-        (the idempotency record exists already) or :data:`GAME_GONE`.
+        (the idempotency record exists already) or :data:`GAME_GONE`; and the time at
+        which the caller must schedule the game's clock job (0: none to schedule), decided
+        atomically with the commit from ``change.clock``.
         """
         args: list[Any] = [str(expected_version)]
         if change.idempotency is not None:
             args += [change.idempotency[1], str(self.idempotency_ttl)]
         else:
             args += ["", "0"]
+        args += ["" if change.clock is None else str(change.clock), repr(now), repr(CLOCK_GRACE_SECONDS)]
         args.append(len(change.fields))
         for k, v in change.fields.items():
             args += [k, v]
@@ -201,7 +237,22 @@ class GameRepository:
         idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         result = self._commit(keys=keys, args=args)
-        return int(result[0])
+        return int(result[0]), int(result[1]) if len(result) > 1 else 0
+
+    def claim_clock(self, game_id: str, job_at: int | None, at_least: int = 0) -> tuple[bool, int | None]:
+        """After the clock job due at ``job_at`` ran (``None``: the sweeper taking over),
+        move the game's clock to its current deadline.
+
+        Returns ``(False, None)`` if another job is the game's clock (nothing to do), else
+        ``(True, at)``: the new clock time to schedule a job at, or ``None`` if the game
+        needs no clock any more.
+        """
+        job = "" if job_at is None else str(job_at)
+        found = self._claim_clock(keys=[self.game_key(game_id)], args=[job, at_least])
+        text = found.decode() if isinstance(found, bytes) else str(found)
+        if text == "":
+            return False, None
+        return True, None if text == "none" else int(text)
 
     def index(self, game_id: str, status: str, created: float, old_status: str | None) -> None:
         """Keep the status indexes in step with a game (idempotent; safe to repeat)."""
@@ -211,16 +262,12 @@ class GameRepository:
         pipe.zadd(self.index_key(f"games:{status}"), {game_id: created})
         pipe.execute()
 
-    def set_clock(self, game_id: str, at: float | None) -> None:
-        """Record when the game's clock job runs (``None``: no job; the game needs none)."""
-        pipe = self.r.pipeline(transaction=False)
+    def index_clock(self, game_id: str, at: int | None) -> None:
+        """Keep the ``deadlines`` index (read by the sweeper) in step with a game's clock."""
         if at is None:
-            pipe.hdel(self.game_key(game_id), "clock_at")
-            pipe.zrem(self.index_key("deadlines"), game_id)
+            self.r.zrem(self.index_key("deadlines"), game_id)
         else:
-            pipe.hset(self.game_key(game_id), "clock_at", repr(at))
-            pipe.zadd(self.index_key("deadlines"), {game_id: at})
-        pipe.execute()
+            self.r.zadd(self.index_key("deadlines"), {game_id: at})
 
     def list_ids(self, statuses: Iterable[str], offset: int, limit: int) -> tuple[list[str], int]:
         """Game ids with one of ``statuses``, newest first: one page and the total."""

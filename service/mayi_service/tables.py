@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -60,7 +61,7 @@ class Tables:
         self,
         repo: GameRepository,
         clock: Callable[[], float] = time.time,
-        on_commit: Callable[[GameRecord | None, GameRecord], None] | None = None,
+        on_commit: Callable[[GameRecord, int], None] | None = None,
     ) -> None:
         self.repo = repo
         self.clock = clock
@@ -96,7 +97,7 @@ class Tables:
         }
         if test is not None:
             meta["test"] = _check_test(test, rules)
-            if not all(meta["names"]):
+            if len(players) < seats:
                 # Refuse stacks the decks cannot hold now, not when the last seat is taken.
                 self._start(dict(meta, names=[n or f"seat {i}" for i, n in enumerate(meta["names"])]), self.clock())
         tokens: dict[str, int] = {}
@@ -118,8 +119,10 @@ class Tables:
             events = self._stamp(engine_events, 0, now)
             record.seq = len(events)
         self.repo.create(record, tokens, events, meta["created_at"])
-        if self.on_commit is not None:
-            self.on_commit(None, record)
+        if record.status == PLAYING and self.on_commit is not None:
+            _, at = self.repo.claim_clock(game_id, None)
+            if at is not None:
+                self.on_commit(record, at)
         return record, issued
 
     def _start(self, meta: dict[str, Any], now: float) -> tuple[State, list[dict[str, Any]]]:
@@ -154,19 +157,19 @@ class Tables:
             token = new_token()
             change = Change(fields={"meta": _json(meta)}, tokens={token_hash(token): chosen})
             now = self.clock()
+            updated = GameRecord(game_id, record.version + 1, record.seq, WAITING, meta, None)
             if all(meta["names"]):
                 state, events = self._start(meta, now)
-                change.fields.update(self._state_fields(state, record.seq + len(events)))
-                change.events = self._stamp(events, record.seq, now)
-            result = self.repo.commit(game_id, record.version, change)
+                started, updated = self._state_change(record, state, events, now, meta)
+                change.fields.update(started.fields)
+                change.events, change.clock = started.events, started.clock
+            result = self._commit(record, change, updated, now)
             if result == VERSION_CONFLICT:
                 continue
             if result == GAME_GONE:
                 raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            updated = self.load(game_id)
-            self._after_commit(record, updated)
             return updated, chosen, token
-        raise ServiceError(503, "version_conflict", "The table is too busy; try again")
+        raise _busy()
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -265,41 +268,27 @@ class Tables:
             if record.state is None:
                 raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
             now = self.clock()
-            state = loads(record.state)
-            state, events = self._due_timeouts(state, now)
+            # The seat is acting: it is present again before anything is played for it.
+            state, events = engine.seat_returns(loads(record.state), seat)
+            state, due = self._due_timeouts(state, now)
+            events += due
             try:
                 new_state, more = engine.play(state, seat, move, now)
             except MayIError as exc:
-                if events:  # keep the timeouts that were due, then report the error
+                if events:  # keep the timeouts that were due (and the return), then report the error
                     self._commit_state(record, state, events, now)
                 raise from_engine(exc) from exc
-            events += more
-            version = record.version + 1
-            change = Change(
-                fields=self._state_fields(new_state, record.seq + len(events)),
-                events=self._stamp(events, record.seq, now),
-            )
-            updated = GameRecord(
-                game_id,
-                version,
-                record.seq + len(events),
-                _status(new_state),
-                record.meta,
-                change.fields["state"],
-                engine.deadline(new_state),
-                record.clock_at,
-            )
+            change, updated = self._state_change(record, new_state, events + more, now)
             body = self.view(updated, viewer, now, new_state)
             if idem_digest is not None:
                 change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
-            result = self.repo.commit(game_id, record.version, change)
+            result = self._commit(record, change, updated, now)
             if result in (VERSION_CONFLICT, IDEMPOTENT_REPLAY):
                 continue
             if result == GAME_GONE:
                 raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            self._after_commit(record, updated)
             return body
-        raise ServiceError(503, "version_conflict", "The game is too busy; try again")
+        raise _busy()
 
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)
@@ -332,49 +321,50 @@ class Tables:
             now = self.clock()
             state, events = self._due_timeouts(loads(record.state), now)
             if not events:
-                self._after_commit(record, record)
                 return False
             if self._commit_state(record, state, events, now):
                 return True
         return False
 
     def _commit_state(self, record: GameRecord, state: State, events: list[dict[str, Any]], now: float) -> bool:
-        change = Change(
-            fields=self._state_fields(state, record.seq + len(events)), events=self._stamp(events, record.seq, now)
-        )
-        result = self.repo.commit(record.id, record.version, change)
-        if result < 0:
-            return False
-        updated = GameRecord(
-            record.id,
-            result,
-            record.seq + len(events),
-            _status(state),
-            record.meta,
-            change.fields["state"],
-            engine.deadline(state),
-            record.clock_at,
-        )
-        self._after_commit(record, updated)
-        return True
+        change, updated = self._state_change(record, state, events, now)
+        return self._commit(record, change, updated, now) >= 0
 
-    def _after_commit(self, before: GameRecord, after: GameRecord) -> None:
+    def _state_change(
+        self,
+        record: GameRecord,
+        state: State,
+        events: list[dict[str, Any]],
+        now: float,
+        meta: dict[str, Any] | None = None,
+    ) -> tuple[Change, GameRecord]:
+        """What committing ``state`` after ``record`` writes, and the record it makes."""
+        due = engine.deadline(state)
+        seq = record.seq + len(events)
+        status = _status(state)
+        text = dumps(state)
+        change = Change(
+            fields={"state": text, "seq": str(seq), "status": status, "deadline": "" if due is None else repr(due)},
+            events=self._stamp(events, record.seq, now),
+            clock=None if due is None or status != PLAYING else math.ceil(due),
+        )
+        updated = GameRecord(
+            record.id, record.version + 1, seq, status, meta or record.meta, text, due, record.clock_at
+        )
+        return change, updated
+
+    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> int:
+        """Commit ``change`` over ``before``; on success keep the indexes and the clock in step."""
+        result, clock_at = self.repo.commit(before.id, before.version, change, now)
+        if result < 0:
+            return result
         if before.status != after.status:
             self.repo.index(after.id, after.status, after.meta["created_at"], before.status)
             if after.status == FINISHED:
                 self.repo.archive_events(after.id)
-        if self.on_commit is not None:
-            self.on_commit(before, after)
-
-    @staticmethod
-    def _state_fields(state: State, seq: int) -> dict[str, str]:
-        due = engine.deadline(state)
-        return {
-            "state": dumps(state),
-            "seq": str(seq),
-            "status": _status(state),
-            "deadline": "" if due is None else repr(due),
-        }
+        if clock_at and self.on_commit is not None:
+            self.on_commit(after, clock_at)
+        return result
 
     @staticmethod
     def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
@@ -419,6 +409,10 @@ def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     if seat is not None and event.get("seat") == seat:
         out["private"] = event["private"]
     return out
+
+
+def _busy() -> ServiceError:
+    return ServiceError(503, "busy", "The game is too busy to commit your move; try again", {"Retry-After": "1"})
 
 
 def _status(state: State) -> str:

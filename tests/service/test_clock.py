@@ -24,8 +24,8 @@ import pytest
 import redis
 
 from mayi_service.app import create_app
-from mayi_service.clock import GRACE_SECONDS
 from mayi_service.config import Settings
+from mayi_service.repository import CLOCK_GRACE_SECONDS as GRACE_SECONDS
 from mayi_service.repository import GameRepository
 
 #: Longest wait for a clock to do its work before the test fails.
