@@ -46,6 +46,10 @@ class Settings:
     max_wait_seconds: int = 60
     sse_max_seconds: int = 300
     sse_heartbeat_seconds: int = 15
+    #: Event streams (SSE) one token (or, without one, one address) may hold open at once.
+    max_streams_per_client: int = 4
+    #: Bearer token that /metrics requires (empty: /metrics is open; serve it on an internal network).
+    metrics_token: str = ""
     #: How long an Idempotency-Key is remembered, in seconds.
     idempotency_ttl: int = 24 * 3600
     #: Schedule an RQ job at each deadline (off: only the lazy checks and the sweeper).

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis
 from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
@@ -163,6 +164,14 @@ def register(app: Flask) -> None:
         if status == 413:
             detail = "The request body is too large"
         return problem(status, HTTP_CODES.get(status, "error"), detail, headers)
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _store_down(exc: Exception) -> Response:
+        log.warning("Redis unavailable on %s %s: %s", request.method, request.path, exc)
+        return problem(
+            503, "unavailable", "The game store is not reachable right now; retry shortly", {"Retry-After": "2"}
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:

@@ -28,6 +28,7 @@ caller that lost the race reloads and tries again).
 
 from __future__ import annotations
 
+import hmac
 import json
 import zlib
 from collections.abc import Iterable, Sequence
@@ -187,12 +188,21 @@ class GameRepository:
         return self._record(game_id, self.r.hgetall(self.game_key(game_id)))
 
     def load_with_seat(self, game_id: str, token_hash: str) -> tuple[GameRecord | None, int | None]:
-        """The game and the seat of a token hash, in one round trip."""
+        """The game and the seat whose token hashes to ``token_hash``, in one round trip.
+
+        Every stored hash of the game (a few) is compared in constant time, so how long
+        the check takes says nothing about the token.
+        """
         pipe = self.r.pipeline(transaction=False)
         pipe.hgetall(self.game_key(game_id))
-        pipe.hget(self.tokens_key(game_id), token_hash)
-        data, seat = pipe.execute()
-        return self._record(game_id, data), None if seat is None else int(seat)
+        pipe.hgetall(self.tokens_key(game_id))
+        data, tokens = pipe.execute()
+        wanted = token_hash.encode()
+        seat = None
+        for stored, found in tokens.items():
+            if hmac.compare_digest(stored, wanted):
+                seat = int(found)
+        return self._record(game_id, data), seat
 
     @staticmethod
     def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
@@ -351,6 +361,26 @@ class GameRepository:
         if not found:
             return []
         return [json.loads(fields[b"e"]) for _, fields in found[0][1]]
+
+    # -- open event streams -----------------------------------------------
+    def open_stream(self, client: str, limit: int, ttl: float) -> str | None:
+        """Count one more open event stream for ``client``; ``None`` if it has ``limit`` already.
+
+        Returns the key to pass to :meth:`close_stream`. The count expires on its own
+        (``ttl``) should a process die with streams open.
+        """
+        key = self.index_key(f"streams:{client}")
+        pipe = self.r.pipeline(transaction=True)
+        pipe.incr(key)
+        pipe.expire(key, int(ttl) + 60)
+        count, _ = pipe.execute()
+        if int(count) > limit:
+            self.r.decr(key)
+            return None
+        return key
+
+    def close_stream(self, key: str) -> None:
+        self.r.decr(key)
 
     def ping(self) -> bool:
         return bool(self.r.ping())

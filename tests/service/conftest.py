@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-from werkzeug.serving import make_server
+from servers import LiveServer
 
 from mayi_service.app import create_app
 from mayi_service.config import Settings
@@ -62,20 +61,6 @@ def app(settings: Settings) -> Any:
 @pytest.fixture
 def client(app: Any) -> Any:
     return app.test_client()
-
-
-class LiveServer:
-    """The app served by a real HTTP server on a loopback socket."""
-
-    def __init__(self, app: Any) -> None:
-        self.server = make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.thread.join(5)
 
 
 @pytest.fixture

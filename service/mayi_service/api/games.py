@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -16,7 +16,7 @@ from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffP
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import FINISHED, STATUSES, Tables, Viewer
+from ..tables import FINISHED, STATUSES, Tables, Viewer, token_hash
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
@@ -40,17 +40,22 @@ def _tables() -> Tables:
     return services().tables
 
 
-def _if_match() -> int | None:
+def _if_match(game_id: str) -> int | None:
+    """The version named by ``If-Match`` (a version number, or an ETag of this game's view);
+    ``None`` for no header or ``*``. An ETag of another game can never match: -1."""
     raw = request.headers.get("If-Match")
-    if raw is None:
+    if raw is None or raw.strip() == "*":
         return None
     text = raw.strip()
     if text.startswith("W/"):
         text = text[2:]
     text = text.strip('"')
-    if "-" in text:  # an ETag of ours: "<game>-<version>-<seat>" ... take the version
-        parts = text.split("-")
-        text = parts[-2] if len(parts) >= 3 else parts[0]
+    if "-" in text:  # an ETag of ours: "<game>-<version>-<seat>" (game ids may hold "-")
+        head, _, _seat = text.rpartition("-")
+        game, _, version = head.rpartition("-")
+        if not _is_number(version):
+            raise ServiceError(422, "validation_error", "If-Match: give the game version you saw, or its ETag")
+        return int(version) if game == game_id else -1
     if not _is_number(text):
         raise ServiceError(422, "validation_error", "If-Match: give the game version you saw (a whole number)")
     return int(text)
@@ -78,7 +83,7 @@ def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
         game_id,
         bearer_token(),
         move,
-        if_match=_if_match(),
+        if_match=_if_match(game_id),
         idempotency_key=key,
         body_digest=f"{request.path}\x00{digest}" if key else "",
     )
@@ -306,6 +311,7 @@ class EventStream(MethodView):
         content_type="text/event-stream",
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )
+    @blp.alt_response(204, description="The game is over and every event after Last-Event-ID was sent: stop")
     @document_errors(401, 403, 404, 422, 429)
     def get(self, game_id: str) -> Response:
         """Events as Server-Sent Events
@@ -315,19 +321,42 @@ class EventStream(MethodView):
         `Last-Event-ID`.
         """
         tables = _tables()
-        viewer = tables.viewer(game_id, bearer_token())
-        tables.load(game_id)
+        token = bearer_token()
+        record, viewer = tables.load_as(game_id, token)
         raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
+        if record.status == FINISHED and record.seq <= int(raw):
+            # Everything was sent: 204 tells an EventSource to stop reconnecting.
+            return current_app.response_class(status=204)
         settings = services().settings
+        slot = tables.repo.open_stream(_client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
+        if slot is None:
+            raise ServiceError(
+                429,
+                "rate_limited",
+                f"Too many open event streams: at most {settings.max_streams_per_client} at once per token "
+                "(or per address without one); close one, or long-poll the events instead",
+                {"Retry-After": "5"},
+            )
+        events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
         return Response(
-            stream_with_context(
-                _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
-            ),
+            stream_with_context(_closing(events, lambda: tables.repo.close_stream(slot))),
             mimetype="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+
+
+def _client_key(token: str | None) -> str:
+    return "t:" + token_hash(token)[:32] if token else "a:" + (request.remote_addr or "?")
+
+
+def _closing(stream: Iterator[str], close: Callable[[], None]) -> Iterator[str]:
+    """``stream``, then ``close()`` however it ends (the client may go away at any time)."""
+    try:
+        yield from stream
+    finally:
+        close()
 
 
 def _sse(
@@ -340,9 +369,13 @@ def _sse(
         found = tables.events(game_id, viewer, after, wait)
         if not found:
             if tables.load(game_id).status == FINISHED:
-                return  # the game is over and every event has been sent
-            yield ": keep-alive\n\n"
-            continue
+                # The last events may have moved to the archive while we waited: read once more.
+                found = tables.events(game_id, viewer, after, 0)
+                if not found:
+                    return  # the game is over and every event has been sent
+            else:
+                yield ": keep-alive\n\n"
+                continue
         for event in found:
             after = event["seq"]
             yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import time
 from typing import Any
 
@@ -11,7 +12,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.core import GaugeMetricFamily
 
 from .. import schemas as s
-from .common import StrictBlueprint, services
+from ..problems import ServiceError
+from .common import StrictBlueprint, document_errors, services
 
 blp = StrictBlueprint("health", __name__, description="Liveness and metrics")
 
@@ -42,11 +44,23 @@ class Health(MethodView):
 @blp.route("/metrics")
 class Metrics(MethodView):
     @blp.response(200, {"type": "string"}, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
+    @document_errors(401)
     def get(self) -> Response:
         """Metrics in Prometheus format
 
         Requests, latency, actions, games by status, and the job queue depth.
+        Needs `Authorization: Bearer <MAYI_METRICS_TOKEN>` when the operator set one.
         """
+        expected = services().settings.metrics_token
+        if expected:
+            given = request.headers.get("Authorization", "").partition(" ")[2].strip()
+            if not hmac.compare_digest(given.encode(), expected.encode()):
+                raise ServiceError(
+                    401,
+                    "unauthorized",
+                    "/metrics needs the operator's metrics token: 'Authorization: Bearer <MAYI_METRICS_TOKEN>'",
+                    {"WWW-Authenticate": 'Bearer realm="mayi-metrics"'},
+                )
         registry = _registry()
         return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
 
