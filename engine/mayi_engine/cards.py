@@ -127,7 +127,3 @@ def remove_cards(hand: tuple[int, ...], cards: Iterable[int]) -> tuple[int, ...]
         except ValueError:
             return None
     return tuple(rest)
-
-
-def add_cards(hand: tuple[int, ...], cards: Iterable[int]) -> tuple[int, ...]:
-    return tuple(sorted((*hand, *cards)))

@@ -369,7 +369,9 @@ def is_eligible(s: State, seat: int) -> bool:
 
 
 def pending_claimants(state: State) -> list[int]:
-    """Seats that may still answer the upcard (memoised on the state: do not change the list)."""
+    """Seats that may still claim or pass the upcard, the clock aside: once its window has
+    closed (``claim_closes_at``) they may no longer answer, and the next :class:`Timeout`
+    or stock draw records their passes. Memoised on the state: do not change the list."""
     cached: list[int] | None = state._legal.get("pending")
     if cached is None:
         cached = state._legal["pending"] = _pending(state)

@@ -88,7 +88,7 @@ class Clock:
             return  # an earlier deadline replaced this job: another job is the game's clock
         if record.status == FINISHED:
             # A crash between the final commit and its follow-ups leaves these undone: redo them.
-            self.repo.index(game_id, FINISHED, record.meta["created_at"], "playing")
+            self.repo.index(record, "playing")
             self.repo.archive_events(game_id)
         else:
             tables.run_clock(game_id)

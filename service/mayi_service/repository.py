@@ -182,7 +182,7 @@ class GameRepository:
         for seq, event in events:
             pipe.xadd(self.events_key(record.id), {"e": event}, id=f"{seq}-0")
         pipe.execute()
-        self.index(record.id, record.status, created, None)
+        self.index(record, None)
 
     def load(self, game_id: str) -> GameRecord | None:
         return self._record(game_id, self.r.hgetall(self.game_key(game_id)))
@@ -264,12 +264,17 @@ class GameRepository:
             return False, None
         return True, None if text == "none" else int(text)
 
-    def index(self, game_id: str, status: str, created: float, old_status: str | None) -> None:
-        """Keep the status indexes in step with a game (idempotent; safe to repeat)."""
+    def index(self, record: GameRecord, old_status: str | None) -> None:
+        """Keep the listing indexes (by status, and by status and variant) in step with a
+        game (idempotent: safe to repeat)."""
+        variant = record.meta["variant"]
         pipe = self.r.pipeline(transaction=False)
-        if old_status and old_status != status:
-            pipe.zrem(self.index_key(f"games:{old_status}"), game_id)
-        pipe.zadd(self.index_key(f"games:{status}"), {game_id: created})
+        if old_status and old_status != record.status:
+            pipe.zrem(self.index_key(f"games:{old_status}"), record.id)
+            pipe.zrem(self.index_key(f"games:{old_status}:{variant}"), record.id)
+        created = record.meta["created_at"]
+        pipe.zadd(self.index_key(f"games:{record.status}"), {record.id: created})
+        pipe.zadd(self.index_key(f"games:{record.status}:{variant}"), {record.id: created})
         pipe.execute()
 
     def index_clock(self, game_id: str, at: int | None) -> None:
@@ -279,9 +284,10 @@ class GameRepository:
         else:
             self.r.zadd(self.index_key("deadlines"), {game_id: at})
 
-    def list_ids(self, statuses: Iterable[str], offset: int, limit: int) -> tuple[list[str], int]:
-        """Game ids with one of ``statuses``, newest first: one page and the total."""
-        keys = [self.index_key(f"games:{s}") for s in statuses]
+    def list_ids(self, statuses: Iterable[str], variant: str | None, offset: int, limit: int) -> tuple[list[str], int]:
+        """Game ids with one of ``statuses`` (and of ``variant``), newest first: one page and the total."""
+        suffix = "" if variant is None else f":{variant}"
+        keys = [self.index_key(f"games:{s}{suffix}") for s in statuses]
         if len(keys) == 1:
             key = keys[0]
             total = self.r.zcard(key)
@@ -337,23 +343,26 @@ class GameRepository:
 
         A finished 4-player game's log shrinks about tenfold, so a million finished
         games fit in a modest Redis. Returns the archive's size in bytes (0: nothing to do).
+        Safe to repeat: the clock worker redoes it for a game whose archiving was cut short.
         """
         key = self.events_key(game_id)
-        with self.r.pipeline(transaction=True) as pipe:
-            pipe.watch(key)
-            rows = pipe.xrange(key)
-            if not rows:
-                return 0
-            text = "[" + ",".join(fields[b"e"].decode() for _, fields in rows) + "]"
-            blob = zlib.compress(text.encode(), 9)
-            pipe.multi()
-            pipe.set(self.archive_key(game_id), blob)
-            pipe.delete(key)
-            try:
-                pipe.execute()
-            except redis.WatchError:
-                return 0
-        return len(blob)
+        for _ in range(10):
+            with self.r.pipeline(transaction=True) as pipe:
+                pipe.watch(key)
+                rows = pipe.xrange(key)
+                if not rows:
+                    return 0
+                text = "[" + ",".join(fields[b"e"].decode() for _, fields in rows) + "]"
+                blob = zlib.compress(text.encode(), 9)
+                pipe.multi()
+                pipe.set(self.archive_key(game_id), blob)
+                pipe.delete(key)
+                try:
+                    pipe.execute()
+                except redis.WatchError:
+                    continue  # a late event was added: archive again with it
+            return len(blob)
+        return 0
 
     def wait_events(self, game_id: str, after: int, timeout_ms: int, count: int = 1000) -> list[dict[str, Any]]:
         """Events after ``after``, blocking up to ``timeout_ms`` for the first one."""

@@ -20,7 +20,7 @@ from mayi_engine import game as engine
 from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
-from mayi_engine.rules import get_rules
+from mayi_engine.rules import Rules, get_rules
 from mayi_engine.state import State, dumps, loads
 from mayi_engine.views import player_view
 
@@ -357,7 +357,7 @@ class Tables:
         if result < 0:
             return result
         if before.status != after.status:
-            self.repo.index(after.id, after.status, after.meta["created_at"], before.status)
+            self.repo.index(after, before.status)
             if after.status == FINISHED:
                 self.repo.archive_events(after.id)
         if clock_at and self.on_commit is not None:
@@ -371,6 +371,25 @@ class Tables:
             event = {"seq": i, "time": round(now, 3), **event}
             out.append((i, _json(event)))
         return out
+
+    def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:
+        """One page of tables, newest first, filtered by status and variant."""
+        statuses = [status] if status else list(STATUSES)
+        ids, total = self.repo.list_ids(statuses, variant, (page - 1) * size, size)
+        games = [
+            {
+                "id": r.id,
+                "variant": r.meta["variant"],
+                "status": r.status,
+                "seats": r.meta["seats"],
+                "names": r.meta["names"],
+                "rated": r.meta["rated"],
+                "created_at": r.meta["created_at"],
+                "version": r.version,
+            }
+            for r in self.repo.load_many(ids)
+        ]
+        return {"games": games, "page": page, "page_size": size, "total": total}
 
     # -- events -------------------------------------------------------------
     def events(self, game_id: str, viewer: Viewer, after: int, wait: float) -> list[dict[str, Any]]:
@@ -417,10 +436,13 @@ def _status(state: State) -> str:
     return FINISHED if state.finished else PLAYING
 
 
-def _check_test(test: dict[str, Any], rules: Any) -> dict[str, Any]:
+def _check_test(test: dict[str, Any], rules: Rules) -> dict[str, Any]:
+    """The ``test`` block of a new table, checked against the variant (names the bad field)."""
     out: dict[str, Any] = {}
     seed = test.get("seed")
     if seed is not None:
+        if len(seed) % 2:
+            raise ServiceError(422, "validation_error", "test.seed: give an even number of hexadecimal digits")
         try:
             raw = bytes.fromhex(seed)
         except ValueError:

@@ -16,7 +16,7 @@ from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffP
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import FINISHED, STATUSES, Tables, Viewer, token_hash
+from ..tables import FINISHED, Tables, Viewer, token_hash
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
@@ -137,33 +137,7 @@ class Games(MethodView):
 
         Newest first, filtered by `status` and `variant`, a page at a time.
         """
-        repo = _tables().repo
-        statuses = [query["status"]] if "status" in query else list(STATUSES)
-        page, size = query["page"], query["page_size"]
-        variant = query.get("variant")
-        if variant is None:
-            ids, total = repo.list_ids(statuses, (page - 1) * size, size)
-            records = repo.load_many(ids)
-        else:
-            # Filter by variant over the status index (bounded scan).
-            ids, _ = repo.list_ids(statuses, 0, 5000)
-            matching = [r for r in repo.load_many(ids) if r.meta["variant"] == variant]
-            total = len(matching)
-            records = matching[(page - 1) * size : page * size]
-        games = [
-            {
-                "id": r.id,
-                "variant": r.meta["variant"],
-                "status": r.status,
-                "seats": r.meta["seats"],
-                "names": r.meta["names"],
-                "rated": r.meta["rated"],
-                "created_at": r.meta["created_at"],
-                "version": r.version,
-            }
-            for r in records
-        ]
-        return {"games": games, "page": page, "page_size": size, "total": total}
+        return _tables().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
 @blp.route("/<string:game_id>")
