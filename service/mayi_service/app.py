@@ -87,7 +87,6 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
             "security": [{}, {"bearer": []}],
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
-        RATELIMIT_HEADERS_ENABLED=True,
         JSON_SORT_KEYS=False,
     )
     if settings.trusted_proxies:
@@ -108,16 +107,17 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         _limit_key,
         app=app,
         storage_uri=_limiter_uri(url),
-        strategy="moving-window",
+        strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
         application_limits=[
             ApplicationLimit(settings.rate_limit_token, key_function=_limit_key, scope="token"),
             ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
         ],
-        headers_enabled=True,
+        headers_enabled=settings.rate_limit_headers,
         key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
     )
     limiter.exempt(health.blp)
+    app.extensions["mayi_limiter"] = limiter
 
     CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])
     app.before_request(health.before_request)

@@ -38,6 +38,11 @@ class Settings:
     rate_limit_token: str = "20 per second;600 per minute"
     rate_limit_address: str = "50 per second;3000 per minute"
     rate_limits_enabled: bool = True
+    #: flask-limiter strategy: "sliding-window-counter" (cheap, smooth), "moving-window"
+    #: (exact, costlier) or "fixed-window".
+    rate_limit_strategy: str = "sliding-window-counter"
+    #: Send X-RateLimit-* headers on every response (costs a Redis read per limit and request).
+    rate_limit_headers: bool = False
     #: Reverse proxies in front of the API whose X-Forwarded-For may be trusted (0: none).
     trusted_proxies: int = 0
     #: Origins allowed to call the API from a browser (CORS); "*" for any.

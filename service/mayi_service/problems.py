@@ -7,10 +7,12 @@ keep the engine's message, which names the rule and the cards.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from typing import Any
 
 import redis
-from flask import Flask, Response, json, request
+from flask import Flask, Response, current_app, json, request
 from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import IllegalMoveError, InvalidMoveError, MayIError
@@ -129,6 +131,15 @@ def _validation_detail(messages: Any, path: str = "") -> list[str]:
     return out
 
 
+def _retry_after() -> int:
+    """Seconds until the rate limit that was hit lets requests through again."""
+    limiter = current_app.extensions.get("mayi_limiter")
+    current = limiter.current_limit if limiter is not None else None
+    if current is None:
+        return 1
+    return max(1, math.ceil(current.reset_at - time.time()))
+
+
 def register(app: Flask) -> None:
     """Install the one error handler (after flask-smorest's, so it wins)."""
 
@@ -152,8 +163,7 @@ def register(app: Flask) -> None:
             details = _validation_detail(data["messages"])
             return problem(400, "bad_request", "; ".join(details) or "The request is not valid", errors=details)
         if status == 429:
-            retry = getattr(exc, "retry_after", None)
-            headers["Retry-After"] = str(retry or 1)
+            headers["Retry-After"] = str(_retry_after())
             detail = f"Too many requests: the limit is {exc.description}. Retry after the Retry-After header's seconds."
             return problem(429, "rate_limited", detail, headers)
         if status == 405:

@@ -42,7 +42,7 @@ def test_a_token_over_its_limit_gets_429_with_retry_after_and_a_problem(limited)
     body = refused.get_json()
     assert body["code"] == "rate_limited" and body["status"] == 429
     assert "5 per 1 minute" in body["detail"]
-    assert int(refused.headers["Retry-After"]) >= 1
+    assert 1 <= int(refused.headers["Retry-After"]) <= 120, "the wait until the window lets requests in again"
 
 
 def test_the_address_limit_holds_across_tokens(limited):
