@@ -896,7 +896,7 @@ def print_report(result: dict[str, Any]) -> None:
     if streams and streams["events"]:
         print(
             f"games in play: {streams['streams']} events streams hold {streams['events']:,} events, "
-            f"{streams['bytes_per_event']:.0f} bytes an event (until the game ends and its log is archived)"
+            f"{streams['bytes_per_event']:.0f} bytes an event (until their round ends and they are archived)"
         )
     if "memory" in result:
         print()
@@ -923,9 +923,12 @@ def print_report(result: dict[str, Any]) -> None:
                 f"(at {mem['bytes_per_game'] / 1024:.1f} KB)"
             )
             if streams and streams["events"]:
+                # Each round's events move to the archive when it ends (7 May I rounds), so a game
+                # in play holds at most its archive so far and one round's events in the stream.
+                round_stream = mem["events_mean"] / 7 * streams["bytes_per_event"]
                 print(
-                    f"    in play, just before its end: ~{mem['events_mean'] * streams['bytes_per_event'] / 1024:,.0f}"
-                    " KB (its events stream, before the archive replaces it)"
+                    f"    in play, at most: ~{(mem['bytes_per_game'] + round_stream) / 1024:,.0f} KB "
+                    f"(the archive so far, and one round's events in the stream: ~{round_stream / 1024:,.0f} KB)"
                 )
     if "profile" in result:
         p = result["profile"]

@@ -12,8 +12,9 @@ them in one slot and the commit script may touch them together:
 ``<prefix>:{<id>}:tokens``
     a hash from SHA-256(token) to seat number. Tokens are never stored in clear.
 ``<prefix>:{<id>}:archive``
-    once the game is over: the whole event log as one zlib-compressed JSON
-    array (the stream is then dropped).
+    the events of the rounds that have ended, as one zlib-compressed JSON array
+    (the stream keeps only the current round's; once the game is over it is
+    dropped). The game hash's ``archived_to`` is the last archived event.
 ``<prefix>:{<id>}:idem:<digest>``
     the first response to an Idempotency-Key, with the digest of its body.
 
@@ -132,6 +133,8 @@ class Change:
     idempotency: tuple[str, str] | None = None  # (key digest, record JSON)
     #: The clock time the game's new deadline needs (a whole second), or None.
     clock: int | None = None
+    #: A round ended: its events move to the archive after the commit.
+    round_ended: bool = False
 
 
 class GameRepository:
@@ -328,39 +331,59 @@ class GameRepository:
 
     # -- events -------------------------------------------------------------
     def events_after(self, game_id: str, after: int, count: int = 1000) -> list[dict[str, Any]]:
-        """Up to ``count`` events numbered above ``after`` (from the stream, or the archive)."""
-        rows = self.r.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
-        if rows:
-            return [json.loads(fields[b"e"]) for _, fields in rows]
-        raw = self.r.get(self.archive_key(game_id))
-        if raw is None:
-            return []
-        events: list[dict[str, Any]] = json.loads(zlib.decompress(raw))
-        return [e for e in events if e["seq"] > after][:count]
+        """Up to ``count`` events numbered above ``after``, from the archive and the stream.
 
-    def archive_events(self, game_id: str) -> int:
-        """Compress a finished game's event log into one value and drop the stream.
-
-        A finished 4-player game's log shrinks about tenfold, so a million finished
-        games fit in a modest Redis. Returns the archive's size in bytes (0: nothing to do).
-        Safe to repeat: the clock worker redoes it for a game whose archiving was cut short.
+        Events move from the stream to the compressed archive at the end of each round;
+        the archive is read only when the events asked for are there.
         """
-        key = self.events_key(game_id)
+        pipe = self.r.pipeline(transaction=False)
+        pipe.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
+        pipe.hget(self.game_key(game_id), "archived_to")
+        rows, archived_to = pipe.execute()
+        first = int(rows[0][0].split(b"-")[0]) if rows else None
+        if first == after + 1 or int(archived_to or 0) <= after:
+            return [json.loads(fields[b"e"]) for _, fields in rows]
+        # Some are archived: read the archive and the stream together, as of one moment.
+        pipe = self.r.pipeline(transaction=True)
+        pipe.get(self.archive_key(game_id))
+        pipe.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
+        raw, rows = pipe.execute()
+        archived = [] if raw is None else [e for e in json.loads(zlib.decompress(raw)) if e["seq"] > after]
+        return (archived + [json.loads(fields[b"e"]) for _, fields in rows])[:count]
+
+    def archive_events(self, game_id: str, final: bool = True) -> int:
+        """Move the events in the stream into the compressed archive (at the end of a round,
+        and ``final``ly at the end of the game, when the stream is dropped).
+
+        The log of a game in play then holds only its current round's events in the
+        stream, and a finished 4-player game's log shrinks about tenfold. Returns the
+        archive's size in bytes (0: nothing to do). Safe to repeat: the clock worker
+        redoes it for a game whose archiving was cut short.
+        """
+        key, archive = self.events_key(game_id), self.archive_key(game_id)
         for _ in range(10):
             with self.r.pipeline(transaction=True) as pipe:
-                pipe.watch(key)
+                pipe.watch(key, archive)
                 rows = pipe.xrange(key)
                 if not rows:
                     return 0
-                text = "[" + ",".join(fields[b"e"].decode() for _, fields in rows) + "]"
+                old = pipe.get(archive)
+                events = [] if old is None else json.loads(zlib.decompress(old))
+                text = json.dumps(events, separators=(",", ":"))[:-1]
+                text += ("," if events else "") + ",".join(fields[b"e"].decode() for _, fields in rows) + "]"
                 blob = zlib.compress(text.encode(), 9)
+                last = int(rows[-1][0].split(b"-")[0])
                 pipe.multi()
-                pipe.set(self.archive_key(game_id), blob)
-                pipe.delete(key)
+                pipe.set(archive, blob)
+                pipe.hset(self.game_key(game_id), "archived_to", last)
+                if final:
+                    pipe.delete(key)
+                else:
+                    pipe.xtrim(key, minid=f"{last + 1}-0")
                 try:
                     pipe.execute()
                 except redis.WatchError:
-                    continue  # a late event was added: archive again with it
+                    continue  # an event was added meanwhile: archive again with it
             return len(blob)
         return 0
 

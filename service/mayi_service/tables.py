@@ -345,6 +345,7 @@ class Tables:
             fields={"state": text, "seq": str(seq), "status": status, "deadline": "" if due is None else repr(due)},
             events=self._stamp(events, record.seq, now),
             clock=None if due is None or status != PLAYING else math.ceil(due),
+            round_ended=any(e["type"] == "round_ended" for e in events),
         )
         updated = GameRecord(
             record.id, record.version + 1, seq, status, meta or record.meta, text, due, record.clock_at
@@ -358,8 +359,10 @@ class Tables:
             return result
         if before.status != after.status:
             self.repo.index(after, before.status)
-            if after.status == FINISHED:
-                self.repo.archive_events(after.id)
+        if after.status == FINISHED and before.status != FINISHED:
+            self.repo.archive_events(after.id, final=True)
+        elif change.round_ended:
+            self.repo.archive_events(after.id, final=False)
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
         return result

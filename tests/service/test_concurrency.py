@@ -78,15 +78,12 @@ def all_events(base: str, game_id: str, token: str | None = None) -> list[dict[s
 
 
 def raw_events(redis_client: Any, prefix: str, game_id: str) -> list[tuple[str, dict[str, Any]]]:
-    """The stored log as (stream entry id, event): from the stream, or from the
-    compressed archive that replaces it once the game is over."""
-    rows = redis_client.xrange(f"{prefix}:{{{game_id}}}:events")
-    if rows:
-        return [(rid.decode(), json.loads(fields[b"e"])) for rid, fields in rows]
+    """The stored log as (stream entry id, event): the compressed archive (the rounds
+    that have ended), then the stream."""
     archived = redis_client.get(f"{prefix}:{{{game_id}}}:archive")
-    if archived is None:
-        return []
-    return [(f"{e['seq']}-0", e) for e in json.loads(zlib.decompress(archived))]
+    rows = redis_client.xrange(f"{prefix}:{{{game_id}}}:events")
+    old = [] if archived is None else [(f"{e['seq']}-0", e) for e in json.loads(zlib.decompress(archived))]
+    return old + [(rid.decode(), json.loads(fields[b"e"])) for rid, fields in rows]
 
 
 def game_hash(redis_client: Any, prefix: str, game_id: str) -> dict[str, str]:

@@ -139,13 +139,12 @@ def check_events(events: list[dict[str, Any]], raw: list[dict[str, Any]], seat: 
 
 
 def raw_events(redis_client: Any, prefix: str, game_id: str, after: int = 0) -> list[dict[str, Any]]:
-    """Stored events after ``after`` (every private detail): from the stream, or from the
-    compressed archive that replaces it once the game is over."""
-    rows = redis_client.xrange(f"{prefix}:{{{game_id}}}:events", min=f"{after + 1}-0")
-    if rows:
-        return [json.loads(fields[b"e"]) for _, fields in rows]
+    """Stored events after ``after`` (every private detail): the compressed archive (the
+    rounds that have ended), then the stream."""
     archived = redis_client.get(f"{prefix}:{{{game_id}}}:archive")
-    return [] if archived is None else [e for e in json.loads(zlib.decompress(archived)) if e["seq"] > after]
+    rows = redis_client.xrange(f"{prefix}:{{{game_id}}}:events", min=f"{after + 1}-0")
+    old = [] if archived is None else [e for e in json.loads(zlib.decompress(archived)) if e["seq"] > after]
+    return old + [json.loads(fields[b"e"]) for _, fields in rows]
 
 
 def sse_events(client: Any, url: str, headers: dict[str, str], last: int) -> tuple[list[dict[str, Any]], str]:

@@ -120,3 +120,35 @@ def test_an_unreachable_redis_is_a_503_problem_not_a_500():
     assert response.content_type == "application/problem+json"
     assert response.get_json()["code"] == "unavailable" and response.headers["Retry-After"] == "2"
     assert client.get("/healthz").get_json() == {"status": "unavailable", "redis": False}
+
+
+def test_a_rounds_events_move_to_the_archive_when_it_ends(client, app, redis_client, settings):
+    """The stream of a game in play holds only its current round: the rounds that have
+    ended are in the compressed archive, and every reader sees one contiguous log."""
+    table = dict(FINISHED_TABLE, test={"seed": "cd" * 16, "start_round": 6})
+    created = client.post("/v1/games", json=table).get_json()
+    game_id, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    repo = app.extensions["mayi"].tables.repo
+    for _ in range(200):  # play until round 7 starts (round 6 ends at its turn limit)
+        view = client.get(f"/v1/games/{game_id}").get_json()
+        if view["round"]["number"] == 7:
+            break
+        seat = ((view["claim_window"] or {}).get("pending") or [view["actor"]])[0]
+        legal = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).get_json()["legal"]
+        move = next((m for m in legal if m["type"] in ("claim", "discard")), legal[0])
+        path = {"claim": "claims", "discard": "turn/discard", "draw": "turn/draw"}[move["type"]]
+        body = {"claim": False} if move["type"] == "claim" else {k: v for k, v in move.items() if k != "type"}
+        assert client.post(f"/v1/games/{game_id}/{path}", json=body, headers=auth(tokens[seat])).status_code == 200
+    archived_to = int(redis_client.hget(repo.game_key(game_id), "archived_to"))
+    stream = [int(rid.split(b"-")[0]) for rid, _ in redis_client.xrange(repo.events_key(game_id))]
+    assert archived_to > 0 and all(seq > archived_to for seq in stream), "only the current round is streamed"
+    everything = client.get(f"/v1/games/{game_id}/events?after=0").get_json()
+    seqs = [e["seq"] for e in everything["events"]]
+    assert seqs == list(range(1, everything["last"] + 1)), "one contiguous log across archive and stream"
+    assert any(e["type"] == "round_ended" for e in everything["events"])
+    middle = client.get(f"/v1/games/{game_id}/events?after={archived_to - 3}").get_json()["events"]
+    last = everything["last"]
+    assert [e["seq"] for e in middle] == list(range(archived_to - 2, last + 1)), "across the archive's edge"
+    # Private data stays private in archived events too.
+    dealt = [e for e in everything["events"] if e["type"] == "dealt" and e["seq"] <= archived_to]
+    assert dealt and all("private" not in e for e in dealt)
