@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
@@ -107,6 +108,7 @@ def start_game(
         claims_used=(0,) * n,
         totals=(0,) * n,
         timeouts=(0,) * n,
+        goals_done=((),) * n,
         absent=(False,) * n,
         stacked=stacks,
         start_round=start_round,
@@ -572,13 +574,12 @@ def _go_down(
 ) -> None:
     _own_turn(s, seat, "go down")
     rules = s.rules
-    contract = rules.rounds[s.round - 1].contract
     if s.down[seat]:
         raise IllegalMoveError("illegal_meld", "You are down already: lay off instead")
     all_cards = [c for m in melds for c in m]
     rest = _take_from_hand(s, seat, all_cards)
     readings = [read_meld(m, rules) for m in melds]
-    chosen = _match_contract(readings, melds, contract, rules, s.round)
+    goal, contract, chosen = _match_goal(s, seat, readings, melds)
     if contract.all_cards:
         spare = 1 if rules.out_by_discard else 0
         if len(rest) - sum(len(p.cards) for p in lay_offs) > spare:
@@ -596,6 +597,10 @@ def _go_down(
     s.melds = s.melds + new
     s.down = _flag(s.down, seat, True)
     s.went_down = True
+    if rules.free_goal_order:
+        done = list(s.goals_done)
+        done[seat] = (*done[seat], goal)
+        s.goals_done = tuple(done)
     _set_hand(s, seat, rest)
     events.append(_event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe()))
     if lay_offs:
@@ -604,14 +609,51 @@ def _go_down(
     _after_play(s, seat, now, events)
 
 
+def goals_for(state: State, seat: int) -> list[tuple[int, Contract]]:
+    """The contracts ``seat`` may go down with now, as ``(goal, contract)``: the round's
+    own, or with the free goal order every goal (a round's contract) it has not met yet,
+    under this round's all-cards rule."""
+    rules = state.rules
+    current = rules.rounds[state.round - 1].contract
+    if not rules.free_goal_order:
+        return [(state.round - 1, current)]
+    done = state.goals_done[seat]
+    return [
+        (i, replace(spec.contract, all_cards=current.all_cards)) for i, spec in enumerate(rules.rounds) if i not in done
+    ]
+
+
+def _match_goal(
+    s: State, seat: int, readings: list[list[tuple[str, int, int]]], melds: tuple[tuple[int, ...], ...]
+) -> tuple[int, Contract, list[tuple[str, int, int]]]:
+    """The goal that ``melds`` meet, its contract, and how each meld reads (book or run)."""
+    goals = goals_for(s, seat)
+    first: IllegalMoveError | None = None
+    for goal, contract in goals:
+        want = (
+            f"Round {s.round}'s contract is {contract.describe()}"
+            if len(goals) == 1
+            else f"The goal {contract.describe()}"
+        )
+        try:
+            return goal, contract, _match_contract(readings, melds, contract, s.rules, want)
+        except IllegalMoveError as exc:
+            first = first or exc
+    if len(goals) == 1 and first is not None:
+        raise first
+    left = "; ".join(c.describe() for _, c in goals)
+    raise IllegalMoveError(
+        "illegal_meld", f"These melds meet none of your goals not yet met ({left}): lay down exactly one of them"
+    )
+
+
 def _match_contract(
     readings: list[list[tuple[str, int, int]]],
     melds: tuple[tuple[int, ...], ...],
     contract: Contract,
     rules: Rules,
-    round_no: int,
+    want: str,
 ) -> list[tuple[str, int, int]]:
-    want = f"Round {round_no}'s contract is {contract.describe()}"
     if len(melds) != contract.books + contract.runs:
         raise IllegalMoveError(
             "illegal_meld",
@@ -925,9 +967,13 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
 
 
 def _legal_go_down(s: State, seat: int) -> list[Move]:
+    """One way to go down with each goal the hand can meet now (usually: the round's contract)."""
+    return [move for _, contract in goals_for(s, seat) for move in _legal_go_down_with(s, seat, contract)]
+
+
+def _legal_go_down_with(s: State, seat: int, contract: Contract) -> list[Move]:
     rules = s.rules
     hand = s.hands[seat]
-    contract = rules.rounds[s.round - 1].contract
     if len(hand) < contract.min_cards:
         return []
     plan = find_contract(hand, contract, rules)

@@ -100,6 +100,8 @@ class Rules:
     max_reshuffles: int = 3
     #: Turns after which a round ends with nobody out (a safeguard against endless rounds).
     max_turns: int = 500
+    #: Each player meets the rounds' contracts ("goals") in any order, one per round.
+    free_goal_order: bool = False
     #: House option names this variant accepts, with their defaults.
     house_options: tuple[tuple[str, Any], ...] = ()
     options: tuple[tuple[str, Any], ...] = field(default=())
@@ -151,10 +153,7 @@ class Rules:
                 )
         rules = replace(self, options=tuple(sorted(chosen.items())), **changes)
         if rules.option("free_goal_order"):
-            raise ConfigError(
-                "validation_error",
-                "options.free_goal_order (the Shanghai house option of playing goals in any order) is not offered yet",
-            )
+            rules = replace(rules, free_goal_order=True)
         if rules.option("bury_joker_upcard") is False:
             rules = replace(rules, bury_joker_upcard=False)
         if rules.option("all_out_final"):

@@ -75,6 +75,8 @@ class State:
     reshuffles: int = 0
     #: Turns completed in this round (for the ``max_turns`` safeguard).
     round_turns: int = 0
+    #: Free goal order: the goals (indexes into the rules' rounds) each seat has met.
+    goals_done: tuple[tuple[int, ...], ...] = ()
     totals: tuple[int, ...] = ()
     results: tuple[RoundResult, ...] = ()
     timeouts: tuple[int, ...] = ()
@@ -175,6 +177,8 @@ def to_json(state: State) -> dict[str, Any]:
         "start_round": s.start_round,
         "moves": s.moves,
     }
+    if s.rules.free_goal_order:
+        data["goals_done"] = [list(g) for g in s.goals_done]
     if any(x is not None for x in s.stacked):
         data["stacked"] = [None if x is None else _cards_str(x) for x in s.stacked]
     return data
@@ -210,6 +214,7 @@ def from_json(data: dict[str, Any]) -> State:
         held=data["held"],
         reshuffles=data["reshuffles"],
         round_turns=data["round_turns"],
+        goals_done=tuple(tuple(g) for g in data.get("goals_done", [[] for _ in data["names"]])),
         totals=tuple(data["totals"]),
         results=tuple(RoundResult(r, out, tuple(scores)) for r, out, scores in data["results"]),
         timeouts=tuple(data["timeouts"]),

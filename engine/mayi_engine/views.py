@@ -43,6 +43,13 @@ def _move_view(move: Move) -> dict[str, Any]:
     return move_to_json(move)
 
 
+def _goals_view(s: State) -> dict[str, Any]:
+    """With the free goal order: the goals (numbered as the rounds) each seat has met."""
+    if not s.rules.free_goal_order:
+        return {}
+    return {"goals_done": [[g + 1 for g in done] for done in s.goals_done]}
+
+
 def status(state: State) -> str:
     return "finished" if state.phase is Phase.FINISHED else "playing"
 
@@ -105,6 +112,7 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             for i in range(s.players)
         ],
         "melds": [dict(_meld_view(m)) for m in s.melds],
+        **_goals_view(s),
         "deadline": deadline(s),
         "results": [dict(_result_view(r)) for r in s.results],
     }

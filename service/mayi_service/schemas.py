@@ -29,7 +29,9 @@ class OptionsSchema(StrictSchema):
     )
     all_out_final = fields.Boolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
     bury_joker_upcard = fields.Boolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
-    free_goal_order = fields.Boolean(metadata={"description": "Shanghai house option (not offered yet)"})
+    free_goal_order = fields.Boolean(
+        metadata={"description": "Shanghai house option: meet the goals (rounds' contracts) in any order"}
+    )
 
 
 class PlayerInSchema(StrictSchema):
@@ -215,6 +217,10 @@ class GameViewSchema(Schema):
     claim_window = fields.Nested(ClaimWindowSchema, allow_none=True)
     seats = fields.List(fields.Nested(SeatViewSchema))
     melds = fields.List(fields.Nested(MeldViewSchema))
+    goals_done = fields.List(
+        fields.List(fields.Integer()),
+        metadata={"description": "Free goal order only: per seat, the goals met (numbered as the rounds)"},
+    )
     deadline = fields.Float(allow_none=True)
     results = fields.List(fields.Nested(ResultSchema))
     places = fields.List(fields.Integer())

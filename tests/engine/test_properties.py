@@ -97,6 +97,8 @@ def rules_values(draw: st.DrawFn) -> Rules:
             options["all_out_final"] = True
         if draw(st.booleans()):
             options["bury_joker_upcard"] = False
+        if draw(st.booleans()):
+            options["free_goal_order"] = True
     return get_rules(variant, options)
 
 
@@ -269,12 +271,13 @@ def candidates(state: State, seat: int, listed: list[Move], rng: KeyedRandom) ->
 
 
 def spoilt(state: State, seat: int, move: GoDown) -> list[GoDown]:
-    """Goings down that must fail: the listed one with a meld missing, a meld twice,
-    a card the seat does not hold, or a lay-off on a meld that does not exist."""
+    """Goings down that must fail: the listed one with a meld missing (unless the goals
+    may be met in any order: fewer melds can be another goal), a meld twice, a card the
+    seat does not hold, or a lay-off on a meld that does not exist."""
     melds = move.melds
     foreign = next(c for c in ALL_CARDS if c not in state.hands[seat])
     return [
-        GoDown(melds[:-1]),
+        *([] if state.rules.free_goal_order else [GoDown(melds[:-1])]),
         GoDown((*melds, melds[0])),
         GoDown(((*melds[0], foreign), *melds[1:])),
         GoDown(melds, (LayOffPart(len(state.melds) + len(melds), (JOKER,)),)),

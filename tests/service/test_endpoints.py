@@ -206,7 +206,7 @@ def test_create_table_without_players_is_waiting(http: Http) -> None:
         ({"variant": "may_i", "seats": 3, "colour": "red"}, ["colour", "unknown"]),
         ({"variant": "may_i", "seats": 3, "options": {"bogus": 1}}, ["options.bogus"]),
         ({"variant": "may_i", "seats": 3, "options": {"all_out_final": True}}, ["all_out_final", "May I"]),
-        ({"variant": "shanghai", "seats": 3, "options": {"free_goal_order": True}}, ["free_goal_order"]),
+        ({"variant": "may_i", "seats": 3, "options": {"free_goal_order": True}}, ["free_goal_order", "May I"]),
         ({"variant": "may_i", "seats": 3, "options": {"claim_seconds": 0}}, ["options.claim_seconds"]),
         ({"variant": "may_i", "seats": 2, "players": [{"name": "A"}] * 3}, ["players"]),
         ({"variant": "may_i", "seats": 3, "players": [{"name": ""}]}, ["players", "name"]),
