@@ -53,6 +53,8 @@ class Settings:
     sse_heartbeat_seconds: int = 15
     #: Event streams (SSE) one token (or, without one, one address) may hold open at once.
     max_streams_per_client: int = 4
+    #: Long-polls (``wait`` > 0) one token (or address) may have waiting at once.
+    max_waits_per_client: int = 8
     #: Bearer token that /metrics requires (empty: /metrics is open; serve it on an internal network).
     metrics_token: str = ""
     #: How long an Idempotency-Key is remembered, in seconds.

@@ -152,3 +152,36 @@ def test_a_rounds_events_move_to_the_archive_when_it_ends(client, app, redis_cli
     # Private data stays private in archived events too.
     dealt = [e for e in everything["events"] if e["type"] == "dealt" and e["seq"] <= archived_to]
     assert dealt and all("private" not in e for e in dealt)
+
+
+def test_waiting_long_polls_are_capped_per_token(settings):
+    app = create_app(dataclasses.replace(settings, max_waits_per_client=2))
+    server = LiveServer(app)
+    try:
+        created = requests.post(
+            f"{server.url}/v1/games",
+            json={"variant": "may_i", "seats": 2, "players": [{"name": "a"}, {"name": "b"}]},
+            timeout=5,
+        ).json()
+        game_id = created["game_id"]
+        headers = auth(created["seats"][0]["token"])
+        last = requests.get(f"{server.url}/v1/games/{game_id}/events", timeout=5).json()["last"]
+        url = f"{server.url}/v1/games/{game_id}/events?after={last}&wait=3"
+        results: list[int] = []
+        waiting = [
+            threading.Thread(target=lambda: results.append(requests.get(url, headers=headers, timeout=10).status_code))
+            for _ in range(2)
+        ]
+        for t in waiting:
+            t.start()
+        threading.Event().wait(0.5)  # both are waiting now
+        refused = requests.get(url, headers=headers, timeout=10)
+        assert refused.status_code == 429 and "at most 2" in refused.json()["detail"]
+        # A request that need not wait is never refused.
+        assert requests.get(url.replace("wait=3", "wait=0"), headers=headers, timeout=10).status_code == 200
+        for t in waiting:
+            t.join(10)
+        assert results == [200, 200]
+        assert requests.get(url.replace("wait=3", "wait=0.2"), headers=headers, timeout=10).status_code == 200
+    finally:
+        server.stop()

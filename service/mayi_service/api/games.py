@@ -270,9 +270,26 @@ class Events(MethodView):
         none, waits up to `wait` seconds (at most 60) for the next.
         """
         tables = _tables()
-        viewer = tables.viewer(game_id, bearer_token())
-        wait = min(query["wait"], services().settings.max_wait_seconds)
-        events = tables.events(game_id, viewer, query["after"], wait)
+        token = bearer_token()
+        viewer = tables.viewer(game_id, token)
+        settings = services().settings
+        wait = min(query["wait"], settings.max_wait_seconds)
+        slot = None
+        if wait > 0:  # a waiting request holds a server thread: cap how many one client holds
+            slot = tables.repo.open_stream(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
+            if slot is None:
+                raise ServiceError(
+                    429,
+                    "rate_limited",
+                    f"Too many long-polls waiting at once: at most {settings.max_waits_per_client} per token "
+                    "(or per address without one)",
+                    {"Retry-After": "1"},
+                )
+        try:
+            events = tables.events(game_id, viewer, query["after"], wait)
+        finally:
+            if slot is not None:
+                tables.repo.close_stream(slot)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
