@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
@@ -65,14 +65,11 @@ class Settings:
     sweep_seconds: float = 2.0
     #: Name of the RQ queue for clocks (and later ladder matches).
     queue_name: str = "mayi"
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for f in fields(cls):
-            if f.name == "extra":
-                continue
             default = getattr(cls, f.name) if f.name != "cors_origins" else ("*",)
             env_name = "REDIS_URL" if f.name == "redis_url" else f"MAYI_{f.name.upper()}"
             values[f.name] = _env(env_name, default)
