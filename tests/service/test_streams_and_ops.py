@@ -53,17 +53,18 @@ def test_a_finished_game_with_nothing_new_answers_the_stream_with_204(client):
     assert f"id: {last}\n" in text and "event: game_ended" in text
 
 
+def _two_seat_game(server: LiveServer) -> dict:
+    body = {"variant": "may_i", "seats": 2, "players": [{"name": "a"}, {"name": "b"}]}
+    return requests.post(f"{server.url}/v1/games", json=body, timeout=5).json()
+
+
 def test_open_streams_are_capped_per_token(settings):
     app = create_app(
         dataclasses.replace(settings, max_streams_per_client=2, sse_max_seconds=3, sse_heartbeat_seconds=1)
     )
     server = LiveServer(app)
     try:
-        created = requests.post(
-            f"{server.url}/v1/games",
-            json={"variant": "may_i", "seats": 2, "players": [{"name": "a"}, {"name": "b"}]},
-            timeout=5,
-        ).json()
+        created = _two_seat_game(server)
         url = f"{server.url}/v1/games/{created['game_id']}/events/stream"
         headers = auth(created["seats"][0]["token"])
         open_streams = [requests.get(url, headers=headers, stream=True, timeout=10) for _ in range(2)]
@@ -158,11 +159,7 @@ def test_waiting_long_polls_are_capped_per_token(settings):
     app = create_app(dataclasses.replace(settings, max_waits_per_client=2))
     server = LiveServer(app)
     try:
-        created = requests.post(
-            f"{server.url}/v1/games",
-            json={"variant": "may_i", "seats": 2, "players": [{"name": "a"}, {"name": "b"}]},
-            timeout=5,
-        ).json()
+        created = _two_seat_game(server)
         game_id = created["game_id"]
         headers = auth(created["seats"][0]["token"])
         last = requests.get(f"{server.url}/v1/games/{game_id}/events", timeout=5).json()["last"]
