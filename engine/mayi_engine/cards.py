@@ -49,20 +49,6 @@ def make_card(rank: int, suit: int) -> int:
     return (1 if rank == 14 else rank) * 4 + suit
 
 
-def rank_of(card: int) -> int:
-    """Rank 1..13 of a natural card (0 for a joker)."""
-    return card >> 2
-
-
-def suit_of(card: int) -> int:
-    """Suit 0..3 of a natural card."""
-    return card & 3
-
-
-def is_joker(card: int) -> bool:
-    return card == JOKER
-
-
 _CODES: list[str] = ["JK"] + ["??"] * 3 + [RANKS[r - 1] + SUITS[s] for r in range(1, 14) for s in range(4)]
 _PARSE: dict[str, int] = {code: i for i, code in enumerate(_CODES) if code != "??"}
 _PARSE.update({"10" + s: make_card(10, i) for i, s in enumerate(SUITS)})

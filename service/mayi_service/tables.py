@@ -22,7 +22,7 @@ from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
 from mayi_engine.rules import Rules, get_rules
 from mayi_engine.state import State, dumps, loads
-from mayi_engine.views import player_view
+from mayi_engine.views import player_view, status
 
 from .problems import ServiceError, from_engine
 from .repository import GAME_GONE, IDEMPOTENT_REPLAY, VERSION_CONFLICT, Change, GameRecord, GameRepository
@@ -339,16 +339,21 @@ class Tables:
         """What committing ``state`` after ``record`` writes, and the record it makes."""
         due = engine.deadline(state)
         seq = record.seq + len(events)
-        status = _status(state)
+        game_status = status(state)
         text = dumps(state)
         change = Change(
-            fields={"state": text, "seq": str(seq), "status": status, "deadline": "" if due is None else repr(due)},
+            fields={
+                "state": text,
+                "seq": str(seq),
+                "status": game_status,
+                "deadline": "" if due is None else repr(due),
+            },
             events=self._stamp(events, record.seq, now),
-            clock=None if due is None or status != PLAYING else math.ceil(due),
+            clock=None if due is None or game_status != PLAYING else math.ceil(due),
             round_ended=any(e["type"] == "round_ended" for e in events),
         )
         updated = GameRecord(
-            record.id, record.version + 1, seq, status, meta or record.meta, text, due, record.clock_at
+            record.id, record.version + 1, seq, game_status, meta or record.meta, text, due, record.clock_at
         )
         return change, updated
 
@@ -433,10 +438,6 @@ def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 def _busy() -> ServiceError:
     return ServiceError(503, "busy", "The game is too busy to commit your move; try again", {"Retry-After": "1"})
-
-
-def _status(state: State) -> str:
-    return FINISHED if state.finished else PLAYING
 
 
 def _check_test(test: dict[str, Any], rules: Rules) -> dict[str, Any]:

@@ -335,6 +335,19 @@ def lay_offs_table() -> State:
     return table(MAY_I, 3, hands=[SEAT_0, SEAT_1, "QC"], upcard="KD", stock="7D 8S 2D 3D QD")
 
 
+def seats_0_and_1_down() -> State:
+    """Seats 0 and 1 have gone down (melds 0-1 and 2-3) and seat 2 has played a turn:
+    seat 0 is to draw again."""
+    s = lay_offs_table()
+    s, _ = acts(s, (0, Claim()), (0, down("5C 5D JK", "6C 6D 6H")), (0, discard("KD")))
+    s = pass_all(s)
+    s, _ = acts(s, (1, DrawStock()), (1, down("9C 9D 9H", "TC TD TH")), (1, discard("7D")))
+    s = pass_all(s)
+    s, _ = acts(s, (2, DrawStock()), (2, discard("8S")))
+    s = pass_all(s)
+    return s
+
+
 def test_lay_offs_only_when_down_and_never_on_the_go_down_turn() -> None:
     s = lay_offs_table()
     s, _ = act(s, 0, Claim())
@@ -374,13 +387,7 @@ def test_lay_offs_only_when_down_and_never_on_the_go_down_turn() -> None:
 
 
 def test_may_i_joker_limit_holds_for_lay_offs() -> None:
-    s = lay_offs_table()
-    s, _ = acts(s, (0, Claim()), (0, down("5C 5D JK", "6C 6D 6H")), (0, discard("KD")))
-    s = pass_all(s)
-    s, _ = acts(s, (1, DrawStock()), (1, down("9C 9D 9H", "TC TD TH")), (1, discard("7D")))
-    s = pass_all(s)
-    s, _ = acts(s, (2, DrawStock()), (2, discard("8S")))
-    s = pass_all(s)
+    s = seats_0_and_1_down()
     s, _ = acts(s, (0, DrawStock()), (0, discard("2D")))
     s = pass_all(s)
     s, _ = act(s, 1, DrawStock())
@@ -394,13 +401,7 @@ def test_may_i_joker_limit_holds_for_lay_offs() -> None:
 
 
 def test_lay_off_refusals_name_the_card_and_the_meld() -> None:
-    s = lay_offs_table()
-    s, _ = acts(s, (0, Claim()), (0, down("5C 5D JK", "6C 6D 6H")), (0, discard("KD")))
-    s = pass_all(s)
-    s, _ = acts(s, (1, DrawStock()), (1, down("9C 9D 9H", "TC TD TH")), (1, discard("7D")))
-    s = pass_all(s)
-    s, _ = acts(s, (2, DrawStock()), (2, discard("8S")))
-    s = pass_all(s)
+    s = seats_0_and_1_down()
     s, _ = act(s, 0, DrawStock())
     refused(s, 0, lay(1, "2H"), "illegal_lay_off", "two of hearts", "meld 1 (6C 6D 6H)", "its own rank")
     refused(s, 0, lay(7, "2H"), "illegal_lay_off", "no meld 7")
