@@ -119,24 +119,51 @@ def _print_summary(data: dict) -> None:
 @click.option("--threads", type=click.IntRange(1, 256), default=32, show_default=True, help="Threads per process.")
 @click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
 def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> None:
-    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var."""
+    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var.
+
+    The job worker and the embedded Redis are children of this process: they are
+    started again if they die, and stopped when it stops (even when it is killed).
+    """
     import os
+    import signal
     import subprocess
     import sys
 
     from .config import Settings
+    from .processes import Supervisor, die_with_parent
     from .server import run_api
-    from .store import redis_url
+    from .store import DataDirInUse, prepare_embedded
 
     settings = Settings.from_env()
-    url = redis_url(settings.redis_url, settings.data_dir)
-    where = (
-        "embedded Redis in " + os.path.abspath(settings.data_dir) if not settings.redis_url else "Redis at REDIS_URL"
-    )
+    gave_up: list[str] = []
+
+    def give_up(name: str) -> None:
+        gave_up.append(name)
+        os.kill(os.getpid(), signal.SIGTERM)  # gunicorn stops; the exit status says why
+
+    supervisor = Supervisor(give_up)
+    if settings.redis_url:
+        url, where = settings.redis_url, "Redis at REDIS_URL"
+    else:
+        try:
+            embedded = prepare_embedded(settings.data_dir)
+        except DataDirInUse as exc:
+            raise click.ClickException(str(exc)) from exc
+        url, where = embedded.url, "embedded Redis in " + embedded.dir
+        supervisor.add("the embedded redis-server", embedded.launch, stop_seconds=30)
     env = dict(os.environ, REDIS_URL=url)
-    worker = None
     if not no_worker:
-        worker = subprocess.Popen([sys.executable, "-m", "mayi_service.cli", "worker"], env=env)
+
+        def start_worker() -> subprocess.Popen[bytes]:
+            command = [sys.executable, "-m", "mayi_service.cli", "worker"]
+            return subprocess.Popen(command, env=env, preexec_fn=die_with_parent(signal.SIGTERM))
+
+        supervisor.add("the job worker", start_worker)
+    try:
+        supervisor.start()
+    except Exception as exc:
+        supervisor.stop()
+        raise click.ClickException(f"could not start: {exc}") from exc
     os.environ["REDIS_URL"] = url
     click.echo(f"May I game service on http://{host}:{port} ({where})")
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
@@ -144,35 +171,39 @@ def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> 
     try:
         run_api(host, port, workers, threads)
     finally:
-        if worker is not None:
-            worker.terminate()
-            try:
-                worker.wait(10)
-            except subprocess.TimeoutExpired:
-                worker.kill()
+        supervisor.stop()
+    if gave_up:
+        click.echo(f"mayi serve: {gave_up[0]} keeps dying; stopping (exit status 3)", err=True)
+        raise SystemExit(3)
 
 
 @main.command()
 @click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
 @click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
 def worker(burst: bool, no_sweeper: bool) -> None:
-    """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL."""
+    """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL.
+
+    When Redis goes away the worker waits for it and carries on; it stops on SIGINT
+    or SIGTERM.
+    """
+    import os
     import threading
 
-    from rq import Queue, SimpleWorker
-
-    from .clock import _worker_parts, start_sweeper
+    from .clock import _worker_parts, run_worker, start_sweeper
     from .config import Settings
+    from .processes import die_with_parent
 
+    # The RQ scheduler is a fork of this process: it must stop when this process ends.
+    on_fork = die_with_parent()
+    if on_fork is not None:
+        os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
     tables, clock = _worker_parts()
     stop = threading.Event()
     if not no_sweeper and not burst:
         start_sweeper(tables, clock, settings.sweep_seconds, stop)
-    connection = tables.repo.r
-    queue = Queue(settings.queue_name, connection=connection)
     try:
-        SimpleWorker([queue], connection=connection).work(burst=burst, with_scheduler=True, logging_level="WARNING")
+        run_worker(tables.repo.r, settings.queue_name, burst=burst)
     finally:
         stop.set()
 

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from rq import Queue, Retry
-from rq.exceptions import NoSuchJobError
+import redis
+from rq import Queue, Retry, SimpleWorker
+from rq.exceptions import InvalidJobOperation, NoSuchJobError
+from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from .config import Settings
@@ -62,9 +65,7 @@ class Clock:
         if self.queue is None:
             return
         if replaces is not None and int(replaces) != at:
-            # The replaced job would find it is no longer the clock and do nothing; drop it now.
-            with contextlib.suppress(NoSuchJobError):
-                ScheduledJobRegistry(queue=self.queue).remove(job_id(game_id, int(replaces)), delete_job=True)
+            self._drop(job_id(game_id, int(replaces)))
         self.queue.enqueue_at(
             datetime.fromtimestamp(at, UTC),
             run_clock_job,
@@ -76,6 +77,17 @@ class Clock:
             failure_ttl=3600,
             retry=Retry(max=3, interval=[1, 2, 5]),
         )
+
+    def _drop(self, replaced: str) -> None:
+        """Drop the replaced job if it is still only scheduled (it would find it is no longer
+        the clock and do nothing). A job that has left the schedule is queued or running,
+        perhaps this very job, overdue after a restart: deleting it under RQ's feet would
+        make RQ fail it with ``InvalidJobOperation``; it ends on its own."""
+        assert self.queue is not None
+        if not ScheduledJobRegistry(queue=self.queue).remove(replaced):
+            return
+        with contextlib.suppress(NoSuchJobError, InvalidJobOperation):
+            Job.fetch(replaced, connection=self.queue.connection).delete()
 
     def run(self, tables: Tables, game_id: str, at: int | None) -> None:
         """The job due at ``at`` (``None``: the sweeper taking over): play what is due,
@@ -128,6 +140,41 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     clock.run(tables, game_id, at)
 
 
+def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
+    """Run an RQ worker (with its scheduler) on ``queue_name`` until SIGINT or SIGTERM.
+
+    RQ's worker quits on most Redis errors; when it does, this waits until Redis
+    answers again and starts a new one, so that a Redis restart needs no worker restart.
+    """
+    queue = Queue(queue_name, connection=connection)
+    while True:
+        worker = SimpleWorker([queue], connection=connection)
+        try:
+            worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("job worker: Redis is unreachable (%s)", exc)
+        if burst or worker._shutdown_requested_date is not None:
+            return
+        log.warning("job worker: stopped by a Redis failure; starting again once Redis answers")
+        # The stopped worker's signal handlers would raise into the wait: stop plainly instead.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _wait_for_redis(connection)
+
+
+def _wait_for_redis(connection: redis.Redis, most: float = 5.0) -> None:
+    """Block until Redis answers a PING (SIGINT or SIGTERM meanwhile stop the process)."""
+    delay = 0.2
+    while True:
+        try:
+            if connection.ping():
+                return
+        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+            pass
+        time.sleep(delay)
+        delay = min(most, delay * 2)
+
+
 def start_sweeper(tables: Tables, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
     """A daemon thread that sweeps every ``every`` seconds until ``stop`` is set."""
 
@@ -135,6 +182,8 @@ def start_sweeper(tables: Tables, clock: Clock, every: float, stop: threading.Ev
         while not stop.wait(every):
             try:
                 clock.sweep(tables)
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                log.warning("sweeper: Redis is unreachable (%s)", exc)
             except Exception:
                 log.exception("sweeper")
 

@@ -1,0 +1,151 @@
+"""The child processes of ``mayi serve``: they never outlive it, and they are restarted
+when they die.
+
+* **Parent-death signal.** Every child is started with Linux's
+  ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: when the thread that started it ends (the
+  whole ``mayi serve`` process, even killed with SIGKILL by the OOM killer), the
+  kernel sends the child SIGTERM. Redis then writes its data and exits; the RQ
+  worker stops. Elsewhere than Linux nothing is set, and the start-up check of
+  :mod:`.store` stops a Redis that an earlier run left.
+* **Supervision.** One long-lived thread starts every child (the parent-death signal
+  follows the *thread* that forked) and polls them; a child that exits while the
+  service runs is started again. A child that dies more than
+  :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds is given up on: the
+  supervisor calls ``on_give_up`` (``mayi serve`` then exits non-zero, for a process
+  supervisor such as systemd or Docker to restart it).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
+
+PR_SET_PDEATHSIG = 1
+#: A child that dies more often than this within :data:`RESTART_WINDOW` seconds is given up on.
+MAX_RESTARTS = 5
+RESTART_WINDOW = 60.0
+#: How often the supervisor looks at its children, in seconds.
+POLL_SECONDS = 0.25
+
+
+def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
+    """A ``preexec_fn`` for :class:`subprocess.Popen`: the child receives ``sig`` when the
+    thread that started it ends (Linux only; ``None`` elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # resolved now, not in the forked child
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+        if os.getppid() != parent:  # the parent died between fork and prctl
+            os.kill(os.getpid(), sig)
+
+    return preexec
+
+
+def stop_process(proc: subprocess.Popen[bytes], seconds: float = 20.0) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``seconds``."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@dataclass
+class Child:
+    """One supervised child: ``start`` starts it (and waits until it is ready)."""
+
+    name: str
+    start: Callable[[], subprocess.Popen[bytes]]
+    stop_seconds: float = 20.0
+    proc: subprocess.Popen[bytes] | None = None
+    restarts: deque[float] = field(default_factory=deque)
+
+
+class Supervisor:
+    """Starts children from one thread, restarts those that die, stops them in reverse order."""
+
+    def __init__(self, on_give_up: Callable[[str], None]) -> None:
+        self.children: list[Child] = []
+        self.on_give_up = on_give_up
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._exit = threading.Event()
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="mayi-supervisor", daemon=True)
+
+    def add(self, name: str, start: Callable[[], subprocess.Popen[bytes]], stop_seconds: float = 20.0) -> None:
+        self.children.append(Child(name, start, stop_seconds))
+
+    def start(self, seconds: float = 120.0) -> None:
+        """Start every child, in order, and return once they are all ready."""
+        self._thread.start()
+        if not self._started.wait(seconds):
+            raise RuntimeError(f"the service's processes did not start within {seconds:.0f} s")
+        if self._error is not None:
+            raise self._error
+
+    def stop(self) -> None:
+        """Stop the children (last started first) and the supervising thread."""
+        with self._lock:
+            self._stopping.set()
+            for child in reversed(self.children):
+                if child.proc is not None:
+                    stop_process(child.proc, child.stop_seconds)
+        # Only now may the thread end: its end sends the parent-death signal to every child.
+        self._exit.set()
+        if self._thread.is_alive():
+            self._thread.join(10)
+
+    def _run(self) -> None:
+        try:
+            for child in self.children:
+                child.proc = child.start()
+        except BaseException as exc:
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        while not self._exit.wait(POLL_SECONDS):
+            with self._lock:
+                if self._stopping.is_set():
+                    continue
+                for child in self.children:
+                    if child.proc is not None and child.proc.poll() is not None:
+                        self._restart(child)
+        # Leaving this thread sends the parent-death signal to any child still running.
+
+    def _restart(self, child: Child) -> None:
+        assert child.proc is not None
+        log.error("%s exited with %s; starting it again", child.name, child.proc.returncode)
+        now = time.monotonic()
+        while child.restarts and child.restarts[0] < now - RESTART_WINDOW:
+            child.restarts.popleft()
+        if len(child.restarts) >= MAX_RESTARTS:
+            log.critical("%s died %d times within %.0f s: giving up", child.name, MAX_RESTARTS, RESTART_WINDOW)
+            child.proc = None
+            self.on_give_up(child.name)
+            return
+        child.restarts.append(now)
+        try:
+            child.proc = child.start()
+        except Exception:
+            log.exception("starting %s again", child.name)
+            child.proc = None
+            self.on_give_up(child.name)
