@@ -72,6 +72,14 @@ HTTP_CODES = {
 }
 
 
+#: The detail of a 503 ``unavailable``: the store failed, perhaps after the commit landed.
+UNAVAILABLE_DETAIL = (
+    "The game store is not reachable right now. An action answered with this error may have been "
+    "applied: retry with the same Idempotency-Key (the retry gets the first answer, and the action "
+    "takes effect once only), or read the game before acting again"
+)
+
+
 class ServiceError(Exception):
     """An error the API reports: status, stable code, and a detail for people."""
 
@@ -179,9 +187,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.TimeoutError)
     def _store_down(exc: Exception) -> Response:
         log.warning("Redis unavailable on %s %s: %s", request.method, request.path, exc)
-        return problem(
-            503, "unavailable", "The game store is not reachable right now; retry shortly", {"Retry-After": "2"}
-        )
+        return problem(503, "unavailable", UNAVAILABLE_DETAIL, {"Retry-After": "2"})
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
