@@ -67,10 +67,18 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
     client = connect(url)
-    repo = GameRepository(client, settings.key_prefix, settings.idempotency_ttl)
+    repo = GameRepository(
+        client,
+        settings.key_prefix,
+        settings.idempotency_ttl,
+        waiting_ttl=settings.waiting_ttl,
+        finished_ttl=settings.finished_ttl,
+    )
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
     tables = Tables(repo, on_commit=clock.on_commit)
+    # A bound on open tables per client address, part of the abuse limits (off with them).
+    tables.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
     app = Flask("mayi_service")
     app.config.update(
@@ -117,6 +125,16 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
     )
     limiter.exempt(health.blp)
+    # Creating a table costs more than any other request (it may be played out by the
+    # worker): its own, much lower limit per client address.
+    create = limiter.limit(
+        settings.rate_limit_create,
+        key_func=_address_key,
+        methods=["POST"],
+        scope="create",
+        error_message=f"{settings.rate_limit_create} (tables created per client address, MAYI_RATE_LIMIT_CREATE)",
+    )
+    app.view_functions["games.Games"] = create(app.view_functions["games.Games"])
     app.extensions["mayi_limiter"] = limiter
 
     CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])

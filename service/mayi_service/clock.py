@@ -34,12 +34,17 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from mayi_engine.rules import VARIANTS
+
 from .config import Settings
 from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
 from .store import connect, redis_url
 from .tables import FINISHED, Tables
 
 log = logging.getLogger(__name__)
+
+#: How often the sweeper drops expired games from the indexes, in seconds.
+PRUNE_SECONDS = 60.0
 
 
 def job_id(game_id: str, at: int) -> str:
@@ -54,6 +59,7 @@ class Clock:
         self.repo = repo
         self.queue = queue
         self.now = now
+        self._prune_at = 0.0
 
     def on_commit(self, record: GameRecord, at: int) -> None:
         """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
@@ -114,7 +120,11 @@ class Clock:
         self.schedule(game_id, next_at)
 
     def sweep(self, tables: Tables) -> int:
-        """Take over every game whose clock is overdue; return how many."""
+        """Take over every game whose clock is overdue; return how many. Now and then,
+        also drop expired games from the indexes (retention)."""
+        if self.now() >= self._prune_at:
+            self._prune_at = self.now() + PRUNE_SECONDS
+            self.repo.prune_indexes(self.now(), VARIANTS)
         due = self.repo.due_games(self.now() - CLOCK_GRACE_SECONDS)
         for game_id in due:
             try:
@@ -128,7 +138,13 @@ class Clock:
 def _worker_parts() -> tuple[Tables, Clock]:
     settings = Settings.from_env()
     client = connect(redis_url(settings.redis_url, settings.data_dir))
-    repo = GameRepository(client, settings.key_prefix, settings.idempotency_ttl)
+    repo = GameRepository(
+        client,
+        settings.key_prefix,
+        settings.idempotency_ttl,
+        waiting_ttl=settings.waiting_ttl,
+        finished_ttl=settings.finished_ttl,
+    )
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
     return Tables(repo, on_commit=clock.on_commit), clock

@@ -65,6 +65,14 @@ class Settings:
     sweep_seconds: float = 2.0
     #: Name of the RQ queue for clocks (and later ladder matches).
     queue_name: str = "mayi"
+    #: Retention, in seconds (0: for ever): a table waiting for players expires this long after
+    #: it was created or a seat was last taken; a finished game (with its replay) this long after it ended.
+    waiting_ttl: int = 3600
+    finished_ttl: int = 30 * 24 * 3600
+    #: Tables one client address may create (flask-limiter syntax), on top of the address limit.
+    rate_limit_create: str = "10 per minute;200 per day"
+    #: Open tables (waiting or playing) created by one client address (0: no bound).
+    max_open_tables_per_address: int = 20
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:

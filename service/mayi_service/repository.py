@@ -21,6 +21,12 @@ them in one slot and the commit script may touch them together:
 Cross-game indexes share the tag ``{index}``: ``games:<status>`` (sorted by
 creation time) and ``deadlines`` (game ids by their next deadline).
 
+Retention: every key of a game expires together, by Redis TTLs set in the same
+commit as its status changes. A table waiting for players expires ``waiting_ttl``
+seconds after its last change; a finished game (replay included) ``finished_ttl``
+seconds after its end; a game in play never (its clock plays it out). Index entries
+of expired games are dropped by :meth:`GameRepository.prune_indexes` (the sweeper).
+
 Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
 version read before the engine ran and writes the new state, version, events,
 tokens and idempotency record in one atomic step (optimistic concurrency: a
@@ -39,13 +45,13 @@ from typing import Any
 import redis
 
 COMMIT_SCRIPT = """
-local game, events, tokens, idem = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local v = redis.call('HGET', game, 'version')
 if v == false then return {-3} end
 if v ~= ARGV[1] then return {-1} end
 local idem_value, idem_ttl = ARGV[2], ARGV[3]
-local clock_want, now, grace = ARGV[4], ARGV[5], ARGV[6]
-local i = 7
+local clock_want, now, grace, expire = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
+local i = 8
 if idem_value ~= '' and redis.call('EXISTS', idem) == 1 then return {-2} end
 local nv = tonumber(v) + 1
 local n = tonumber(ARGV[i]); i = i + 1
@@ -67,7 +73,14 @@ for _ = 1, n do
   i = i + 2
 end
 if idem_value ~= '' then
+  if expire ~= '' and tonumber(expire) > 0 and tonumber(expire) < tonumber(idem_ttl) then idem_ttl = expire end
   redis.call('SET', idem, idem_value, 'EX', idem_ttl)
+end
+-- Retention: every key of the game expires together (a positive time), or never (0).
+if expire ~= '' then
+  for _, key in ipairs({game, events, tokens, archive}) do
+    if tonumber(expire) > 0 then redis.call('EXPIRE', key, expire) else redis.call('PERSIST', key) end
+  end
 end
 -- The clock: a job must run by the new deadline. Take the job over (return its time)
 -- if there is none, if the pending one is later, or if it is overdue (lost).
@@ -135,13 +148,26 @@ class Change:
     clock: int | None = None
     #: A round ended: its events move to the archive after the commit.
     round_ended: bool = False
+    #: Retention: expire every key of the game in this many seconds (0: never; None: as it was).
+    expire: int | None = None
 
 
 class GameRepository:
-    def __init__(self, client: redis.Redis, prefix: str = "mayi", idempotency_ttl: int = 86400) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        prefix: str = "mayi",
+        idempotency_ttl: int = 86400,
+        *,
+        waiting_ttl: int = 0,
+        finished_ttl: int = 0,
+    ) -> None:
         self.r = client
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
+        #: Retention, in seconds (0: kept for ever): a table waiting for players, a finished game.
+        self.waiting_ttl = waiting_ttl
+        self.finished_ttl = finished_ttl
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
 
@@ -164,6 +190,11 @@ class GameRepository:
     def index_key(self, name: str) -> str:
         return f"{self.prefix}:{{index}}:{name}"
 
+    def ttl_for(self, status: str) -> int:
+        """How long the keys of a game in ``status`` are kept after its last change (0: for ever).
+        A game in play is kept until it ends: its clock plays it out."""
+        return {"waiting": self.waiting_ttl, "finished": self.finished_ttl}.get(status, 0)
+
     # -- games --------------------------------------------------------------
     def create(
         self, record: GameRecord, tokens: dict[str, int], events: Sequence[tuple[int, str]], created: float
@@ -184,6 +215,10 @@ class GameRepository:
             pipe.hset(self.tokens_key(record.id), mapping=tokens)
         for seq, event in events:
             pipe.xadd(self.events_key(record.id), {"e": event}, id=f"{seq}-0")
+        ttl = self.ttl_for(record.status)
+        if ttl:
+            for key in (self.game_key(record.id), self.tokens_key(record.id), self.events_key(record.id)):
+                pipe.expire(key, ttl)
         pipe.execute()
         self.index(record, None)
 
@@ -238,6 +273,7 @@ class GameRepository:
         else:
             args += ["", "0"]
         args += ["" if change.clock is None else str(change.clock), repr(now), repr(CLOCK_GRACE_SECONDS)]
+        args.append("" if change.expire is None else str(change.expire))
         args.append(len(change.fields))
         for k, v in change.fields.items():
             args += [k, v]
@@ -249,6 +285,7 @@ class GameRepository:
             args += [k, seat]
         idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
+        keys.append(self.archive_key(game_id))
         result = self._commit(keys=keys, args=args)
         return int(result[0]), int(result[1]) if len(result) > 1 else 0
 
@@ -321,6 +358,57 @@ class GameRepository:
         """Games whose clock job should have run by ``now``."""
         return [g.decode() for g in self.r.zrangebyscore(self.index_key("deadlines"), "-inf", now, start=0, num=limit)]
 
+    def prune_indexes(self, now: float, variants: Iterable[str], limit: int = 500) -> int:
+        """Drop from the indexes the games whose keys have expired (see :meth:`ttl_for`);
+        return how many. Only games old enough to have expired are looked at."""
+        pruned = 0
+        for status in ("waiting", "finished"):
+            ttl = self.ttl_for(status)
+            if not ttl:
+                continue
+            key = self.index_key(f"games:{status}")
+            old = [g.decode() for g in self.r.zrangebyscore(key, "-inf", now - ttl, start=0, num=limit)]
+            if not old:
+                continue
+            pipe = self.r.pipeline(transaction=False)
+            for game_id in old:
+                pipe.exists(self.game_key(game_id))
+            gone = [g for g, found in zip(old, pipe.execute(), strict=True) if not found]
+            if not gone:
+                continue
+            pipe = self.r.pipeline(transaction=False)
+            pipe.zrem(key, *gone)
+            for variant in variants:
+                pipe.zrem(self.index_key(f"games:{status}:{variant}"), *gone)
+            pipe.zrem(self.index_key("deadlines"), *gone)
+            pipe.execute()
+            pruned += len(gone)
+        return pruned
+
+    def add_open_table(self, owner: str, game_id: str, limit: int, now: float) -> bool:
+        """Count ``game_id`` as one more open table of ``owner``; ``False`` (and nothing
+        counted) if ``owner`` has ``limit`` open tables already. Tables that have finished
+        or expired stop counting (they are dropped here)."""
+        key = self.index_key(f"open:{owner}")
+        held = [g.decode() for g in self.r.zrange(key, 0, -1)]
+        if len(held) >= limit:
+            pipe = self.r.pipeline(transaction=False)
+            for gid in held:
+                pipe.hget(self.game_key(gid), "status")
+            closed = [g for g, st in zip(held, pipe.execute(), strict=True) if st not in (b"waiting", b"playing")]
+            if closed:
+                self.r.zrem(key, *closed)
+        # Add, then count: of racing creators, none passes the limit (one may be refused needlessly).
+        pipe = self.r.pipeline(transaction=True)
+        pipe.zadd(key, {game_id: now})
+        pipe.zcard(key)
+        pipe.expire(key, 30 * 24 * 3600)
+        _, count, _ = pipe.execute()
+        if int(count) > limit:
+            self.r.zrem(key, game_id)
+            return False
+        return True
+
     def count(self, status: str) -> int:
         return int(self.r.zcard(self.index_key(f"games:{status}")))
 
@@ -375,6 +463,8 @@ class GameRepository:
                 last = int(rows[-1][0].split(b"-")[0])
                 pipe.multi()
                 pipe.set(archive, blob)
+                if final and self.finished_ttl:
+                    pipe.expire(archive, self.finished_ttl)
                 pipe.hset(self.game_key(game_id), "archived_to", last)
                 if final:
                     pipe.delete(key)

@@ -65,10 +65,14 @@ class Tables:
         self.repo = repo
         self.clock = clock
         self.on_commit = on_commit
+        #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
+        self.max_open_per_owner = 0
 
     # -- creating and seating ---------------------------------------------
-    def create(self, data: dict[str, Any]) -> tuple[GameRecord, list[dict[str, Any]]]:
-        """Create a table; seat the given ``players`` at once. Returns the record and their tokens."""
+    def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
+        """Create a table; seat the given ``players`` at once. Returns the record and their tokens.
+
+        ``owner`` (the client address) may have at most ``max_open_per_owner`` open tables."""
         variant = data["variant"]
         seats = data["seats"]
         options = data.get("options") or {}
@@ -117,6 +121,16 @@ class Tables:
             record.deadline = engine.deadline(state)
             events = self._stamp(engine_events, 0, now)
             record.seq = len(events)
+        limit = self.max_open_per_owner
+        if owner is not None and limit and not self.repo.add_open_table(owner, game_id, limit, now):
+            raise ServiceError(
+                409,
+                "too_many_open_tables",
+                f"This client address has {limit} open tables (waiting or playing), the most it may have "
+                "at once (MAYI_MAX_OPEN_TABLES_PER_ADDRESS): finish one, or wait until a table that never "
+                "filled expires",
+                limit=limit,
+            )
         self.repo.create(record, tokens, events, meta["created_at"])
         if record.status == PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
@@ -359,6 +373,8 @@ class Tables:
 
     def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> int:
         """Commit ``change`` over ``before``; on success keep the indexes and the clock in step."""
+        if before.status != after.status or after.status == WAITING:
+            change.expire = self.repo.ttl_for(after.status)  # retention follows the status
         result, clock_at = self.repo.commit(before.id, before.version, change, now)
         if result < 0:
             return result

@@ -116,16 +116,19 @@ class Games(MethodView):
         },
     )
     @blp.response(201, s.GameCreatedSchema)
-    @document_errors(400, 413, 422, 429)
+    @document_errors(400, 409, 413, 422, 429)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a table
 
         `players` fills seats at once and returns their tokens (shown only once);
         the game starts when every seat is taken. A `test` block (seed, stacked
-        decks, start round) makes the table unrated.
+        decks, start round) makes the table unrated. Creating tables has its own
+        rate limit per client address (429), and one address may have only so many
+        open tables, waiting or playing, at once (409 `too_many_open_tables`).
+        A table still waiting for players an hour after its last seat was taken expires.
         """
         tables = _tables()
-        record, issued = tables.create(data)
+        record, issued = tables.create(data, owner=request.remote_addr or "?")
         view = tables.view(record, Viewer(None))
         return {"game_id": record.id, "seats": issued, "game": view}
 
