@@ -358,31 +358,37 @@ class GameRepository:
         """Games whose clock job should have run by ``now``."""
         return [g.decode() for g in self.r.zrangebyscore(self.index_key("deadlines"), "-inf", now, start=0, num=limit)]
 
-    def prune_indexes(self, now: float, variants: Iterable[str], limit: int = 500) -> int:
+    def prune_indexes(self, now: float, variants: Iterable[str], batch: int = 500, most: int = 20_000) -> int:
         """Drop from the indexes the games whose keys have expired (see :meth:`ttl_for`);
-        return how many. Only games old enough to have expired are looked at."""
+        return how many. Only games created long enough ago to have expired are looked
+        at (at most ``most`` per status and call, ``batch`` per round trip)."""
+        variants = list(variants)
         pruned = 0
         for status in ("waiting", "finished"):
             ttl = self.ttl_for(status)
             if not ttl:
                 continue
             key = self.index_key(f"games:{status}")
-            old = [g.decode() for g in self.r.zrangebyscore(key, "-inf", now - ttl, start=0, num=limit)]
-            if not old:
-                continue
-            pipe = self.r.pipeline(transaction=False)
-            for game_id in old:
-                pipe.exists(self.game_key(game_id))
-            gone = [g for g, found in zip(old, pipe.execute(), strict=True) if not found]
-            if not gone:
-                continue
-            pipe = self.r.pipeline(transaction=False)
-            pipe.zrem(key, *gone)
-            for variant in variants:
-                pipe.zrem(self.index_key(f"games:{status}:{variant}"), *gone)
-            pipe.zrem(self.index_key("deadlines"), *gone)
-            pipe.execute()
-            pruned += len(gone)
+            kept = 0  # candidates still alive (a finished game's TTL runs from its end) are skipped
+            while kept < most:
+                old = [g.decode() for g in self.r.zrangebyscore(key, "-inf", now - ttl, start=kept, num=batch)]
+                if not old:
+                    break
+                pipe = self.r.pipeline(transaction=False)
+                for game_id in old:
+                    pipe.exists(self.game_key(game_id))
+                gone = [g for g, found in zip(old, pipe.execute(), strict=True) if not found]
+                kept += len(old) - len(gone)
+                if gone:
+                    pipe = self.r.pipeline(transaction=False)
+                    pipe.zrem(key, *gone)
+                    for variant in variants:
+                        pipe.zrem(self.index_key(f"games:{status}:{variant}"), *gone)
+                    pipe.zrem(self.index_key("deadlines"), *gone)
+                    pipe.execute()
+                    pruned += len(gone)
+                if len(old) < batch:
+                    break
         return pruned
 
     def add_open_table(self, owner: str, game_id: str, limit: int, now: float) -> bool:

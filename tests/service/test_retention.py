@@ -111,3 +111,19 @@ def test_zero_keeps_games_for_ever(settings, redis_client) -> None:
     client = create_app(replace(settings, waiting_ttl=0)).test_client()
     game_id = client.post("/v1/games", json={"variant": "may_i", "seats": 3}).get_json()["game_id"]
     assert set(_keys(redis_client, settings.key_prefix, game_id).values()) == {-1}
+
+
+def test_pruning_looks_past_games_that_are_old_but_alive(retained, redis_client, settings) -> None:
+    """Candidates are picked by creation time; one still alive does not hide expired ones."""
+    app, client = retained
+    repo = app.extensions["mayi"].tables.repo
+    alive, gone = (client.post("/v1/games", json={"variant": "may_i", "seats": 3}).get_json()["game_id"] for _ in "ab")
+    index = f"{settings.key_prefix}:{{index}}:games:waiting"
+    redis_client.zadd(index, {alive: 1000.0, gone: 2000.0})  # both created long ago; alive listed first
+    for key in redis_client.scan_iter(match=f"{settings.key_prefix}:{{{gone}}}:*"):
+        redis_client.delete(key)
+    from mayi_engine.rules import VARIANTS
+
+    assert repo.prune_indexes(10_000.0, VARIANTS, batch=1) == 1
+    assert [g.decode() for g in redis_client.zrange(index, 0, -1)] == [alive]
+    assert [g.decode() for g in redis_client.zrange(f"{index}:may_i", 0, -1)] == [alive]

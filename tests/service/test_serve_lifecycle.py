@@ -19,6 +19,7 @@ from serving import (
     act,
     cmdline,
     create_game,
+    healthy,
     mayi_serve,
     next_move,
     parent,
@@ -111,3 +112,20 @@ def test_restart_with_an_overdue_game_logs_no_traceback(tmp_path: Path) -> None:
         log = again.stderr()
     assert "Traceback" not in log, log
     assert "InvalidJobOperation" not in log, log
+
+
+def test_a_data_directory_served_by_a_live_service_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {"MAYI_DATA_DIR": str(data)}
+    elsewhere = tmp_path / "second"
+    elsewhere.mkdir()
+    with mayi_serve(tmp_path, env) as served:
+        served.wait_ready()
+        with mayi_serve(elsewhere, env) as second:
+            code = second.proc.wait(STOP_SECONDS)
+            assert code != 0
+            assert "another process is serving the data directory" in second.stderr(), second.stderr()
+            assert "MAYI_DATA_DIR" in second.stderr()
+        assert healthy(served.url), "the refusal leaves the running service alone"
+        assert len(redis_servers_in(data)) == 1
+        assert served.stop() == 0, served.stderr()
