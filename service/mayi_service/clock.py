@@ -164,12 +164,13 @@ def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) ->
     """
     queue = Queue(queue_name, connection=connection)
     while True:
-        worker = SimpleWorker([queue], connection=connection)
+        worker = None
         try:
+            worker = SimpleWorker([queue], connection=connection)  # it talks to Redis already
             worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)
-        if burst or worker._shutdown_requested_date is not None:
+        if burst or (worker is not None and worker._shutdown_requested_date is not None):
             return
         log.warning("job worker: stopped by a Redis failure; starting again once Redis answers")
         # The stopped worker's signal handlers would raise into the wait: stop plainly instead.

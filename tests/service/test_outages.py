@@ -16,6 +16,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
+import redis
 import requests
 from serving import (
     RECOVER_SECONDS,
@@ -119,3 +121,48 @@ def test_the_embedded_redis_killed_mid_game_is_restarted_from_its_aof(tmp_path: 
         assert _clock_runs(served.url), "the job worker did not recover"
         assert served.stop() == 0, served.stderr()
     assert wait_until(lambda: not redis_servers_in(data), RECOVER_SECONDS)
+
+
+@pytest.mark.parametrize("down", ["at its start", "while it runs"])
+def test_mayi_worker_alone_carries_on_after_a_redis_restart(tmp_path: Path, down: str) -> None:
+    """``mayi worker`` as deployed beside Redis (no ``mayi serve`` to restart it)."""
+    import subprocess
+    import sys
+    from contextlib import suppress
+
+    with redis_process(tmp_path / "redis") as server:
+        env = dict(os.environ, REDIS_URL=server.url, MAYI_SWEEP_SECONDS="0.5", PYTHONUNBUFFERED="1")
+        env["MAYI_QUEUE_NAME"] = f"q{uuid.uuid4().hex[:10]}"
+        log = tmp_path / "worker.log"
+        with log.open("wb") as out:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "mayi_service.cli", "worker"],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        try:
+            from rq import Worker
+
+            if down == "while it runs":
+                client = redis.Redis.from_url(server.url)
+                assert wait_until(lambda: len(Worker.all(connection=client)) == 1, RECOVER_SECONDS), "no worker"
+                client.close()
+            server.kill()
+            noticed = lambda: "unreachable" in log.read_text(errors="replace")  # noqa: E731
+            assert wait_until(noticed, RECOVER_SECONDS), log.read_text(errors="replace")
+            server.start()
+            with mayi_serve(tmp_path, {"REDIS_URL": server.url, "MAYI_QUEUE_NAME": env["MAYI_QUEUE_NAME"]}) as api:
+                api.wait_ready()
+                assert _clock_runs(api.url), log.read_text(errors="replace")[-3000:]
+                assert worker.poll() is None, "the worker is still the same process"
+                assert api.stop() == 0
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait(60)
