@@ -49,7 +49,7 @@ class Name(Text):
 
     def __init__(self, **kwargs: Any) -> None:
         description = (
-            f"1 to {NAME_MAX} characters (spaces around it are trimmed); no control characters, "
+            f"1 to {NAME_MAX} characters, not blank (spaces around it are trimmed); no control characters, "
             "no bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069)"
         )
         super().__init__(
@@ -59,7 +59,10 @@ class Name(Text):
         )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > NAME_MAX:  # before trimming too, as the OpenAPI document says
+            raise ValidationError(f"Length must be between 1 and {NAME_MAX}.")
+        text = text.strip()
         if not text:
             raise ValidationError("a name must not be blank")
         for i, char in enumerate(text):
@@ -87,10 +90,10 @@ class Card(Text):
         )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        if isinstance(value, str) and _CARD_RE.match(value):
+        if isinstance(value, str) and _CARD_RE.fullmatch(value):  # (re's $ would let a final newline by)
             return value
-        text = super()._deserialize(value, attr, data, **kwargs)
-        raise ValidationError(card_error(text))
+        text = fields.String._deserialize(self, value, attr, data, **kwargs)  # a string at least
+        raise ValidationError(card_error(text))  # (repr escapes any control character or surrogate)
 
 
 def _engine_card_error() -> str:

@@ -90,7 +90,8 @@ def test_a_lone_surrogate_is_refused_in_any_text_field(http):
     game_id, token = two_seat_game(http)
     auth = {"Authorization": f"Bearer {token}"}
     problem(post(http, f"/v1/games/{game_id}/turn/draw", '{"source": "\\udfff"}', **auth), 422, "validation_error")
-    problem(post(http, f"/v1/games/{game_id}/turn/discard", '{"card": "\\ud800"}', **auth), 422, "validation_error")
+    response = post(http, f"/v1/games/{game_id}/turn/discard", '{"card": "\\ud800"}', **auth)
+    problem(response, 422, "bad_card", "card: '\\ud800' is not a card")
 
 
 def test_a_surrogate_pair_is_text_and_plays(http):
@@ -113,6 +114,7 @@ def test_a_surrogate_pair_is_text_and_plays(http):
         ("   ", ["name:", "blank"]),
         ("", ["name:", "blank"]),
         ("x" * 41, ["name:", "between 1 and 40"]),
+        (" " + "x" * 40, ["name:", "between 1 and 40"]),  # as the document says: 40 before trimming
     ],
 )
 def test_names_are_refused_naming_the_rule(http, name, words):
@@ -294,14 +296,14 @@ def test_card_codes_have_a_pattern_in_the_openapi_document_that_the_engine_agree
     codes = [r + s for r in ranks for s in suits] + ["JK"]
     for code in codes:
         for variant in (code, code.lower(), code[0].lower() + code[1:], code.swapcase()):
-            assert pattern.match(variant), variant
+            assert pattern.fullmatch(variant), variant
             parse_card(variant)
     rng = random.Random(6)
-    alphabet = "AKQJT1098765432CDHSZX0ckdjsh \u017f\u212a"  # with a long s and a Kelvin sign
+    alphabet = "AKQJT1098765432CDHSZX0ckdjsh \n\u017f\u212a"  # with a long s and a Kelvin sign
     field = schemas.Card()
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
-        if pattern.match(text):
+        if pattern.fullmatch(text):  # as JSON Schema reads a pattern: $ is the very end
             assert field.deserialize(text) == text
             parse_card(text)  # everything the pattern takes, the engine reads
         else:  # what the pattern refuses, the schema refuses (even " TH", which the engine would read)
@@ -320,6 +322,8 @@ def test_a_bad_card_is_refused_in_the_engines_words_naming_the_field(http):
     )
     assert body["errors"] == [body["detail"]]
     problem(post(http, f"/v1/games/{game_id}/turn/discard", '{"card": "Tſ"}', **auth), 422, "bad_card", "card: 'Tſ'")
+    for padded in ('"TH\\n"', '" TH"'):  # the pattern's $ is the end of the code, as in JSON Schema
+        problem(post(http, f"/v1/games/{game_id}/turn/discard", f'{{"card": {padded}}}', **auth), 422, "bad_card")
     body = '{"lay_offs": [{"meld": 0, "cards": ["1H"]}], "melds": [["AC"], ["XX"]]}'
     problem(post(http, f"/v1/games/{game_id}/melds", body, **auth), 422, "bad_card", "melds[1][0]: 'XX'", "'1H'")
 
