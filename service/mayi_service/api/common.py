@@ -22,7 +22,7 @@ from ..tables import Tables
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_TEXT = {
-    400: "The body is not JSON",
+    400: "The body is not JSON the service reads (invalid, not UTF-8, nested too deeply)",
     401: "No seat token, or not a bearer token",
     403: "The token holds no seat at this game",
     404: "No such game",
