@@ -21,6 +21,8 @@ def main() -> None:
 
 def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     bots = [b.strip() for b in value.split(",") if b.strip()]
+    if not bots:
+        raise click.BadParameter(f"name at least one bot; choose from {', '.join(POLICIES)}")
     unknown = [b for b in bots if b not in POLICIES]
     if unknown:
         raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(POLICIES)}")
