@@ -22,6 +22,7 @@
         ├── RequestTooLarge         413  request_too_large
         ├── Invalid                 422  malformed, or never allowed by the rules
         │   ├── ValidationError          validation_error (errors)
+        │   ├── BadCard                  bad_card (a card code that is no card)
         │   ├── CardNotInHand            card_not_in_hand
         │   ├── IllegalMeld              illegal_meld
         │   ├── IllegalLayOff            illegal_lay_off
@@ -162,6 +163,10 @@ class ValidationError(Invalid):
         return [str(e) for e in found] if isinstance(found, list) else [self.detail]
 
 
+class BadCard(Invalid):
+    pass
+
+
 class CardNotInHand(Invalid):
     pass
 
@@ -208,6 +213,7 @@ _BY_CODE: dict[str, type[ResponseError]] = {
     "seat_taken": SeatTaken,
     "game_not_finished": GameNotFinished,
     "validation_error": ValidationError,
+    "bad_card": BadCard,
     "card_not_in_hand": CardNotInHand,
     "illegal_meld": IllegalMeld,
     "illegal_lay_off": IllegalLayOff,
