@@ -1,0 +1,118 @@
+"""Waits longer than redis-py's 5 s socket timeout: long-polls and event streams
+keep waiting as long as they were asked to, over a real socket on the real server
+(``mayi serve``: gunicorn with gevent workers).
+
+These tests wait well past 5 s by design (the bug they guard against cut every
+wait at 5 s); they assert what arrives, never how fast.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from gunicorn_served import GeventServer, gevent_server, new_game, pass_first_upcard
+
+from mayi_service.store import block_seconds, connect
+
+#: Small, but longer than redis-py's default socket timeout (5 s).
+HEARTBEAT = 6
+SSE_MAX = 14
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GeventServer]:
+    env = {"MAYI_SSE_HEARTBEAT_SECONDS": str(HEARTBEAT), "MAYI_SSE_MAX_SECONDS": str(SSE_MAX)}
+    with gevent_server(tmp_path_factory.mktemp("long-waits"), env) as served:
+        yield served
+
+
+def test_blocking_reads_outlast_the_default_socket_timeout(redis_url: str) -> None:
+    """At the connection level: a blocking read of 6.5 s answers (empty) instead of
+    raising TimeoutError at 5 s; ordinary commands keep the short timeout."""
+    client = connect(redis_url)
+    key = f"t{uuid.uuid4().hex[:10]}:{{x}}:events"
+    assert client.xread({key: "0-0"}, block=6500) == []
+    assert client.blpop([key + ":list"], timeout=6) is None
+    connection = client.connection_pool.get_connection()
+    try:
+        assert connection.socket_timeout == 5.0
+    finally:
+        client.connection_pool.release(connection)
+
+
+def test_block_durations_of_commands() -> None:
+    assert block_seconds(("XREAD", "BLOCK", 60000, "STREAMS", "k", "0-0")) == 60.0
+    assert block_seconds((b"XREADGROUP", b"GROUP", b"g", b"c", b"BLOCK", b"0", b"STREAMS", b"k", b">")) == 0.0
+    assert block_seconds(("BLMOVE", "a", "b", "LEFT", "RIGHT", 405)) == 405.0
+    assert block_seconds(("XADD", "k", "*", "BLOCK", "1")) is None  # a field named BLOCK, not a wait
+    assert block_seconds(("SET", "k", "v")) is None
+
+
+def test_long_poll_answered_by_an_event_at_second_7(server: GeventServer) -> None:
+    game_id, tokens, last = new_game(server.url)
+    answer: dict[str, Any] = {}
+
+    def long_poll() -> None:
+        try:
+            answer["response"] = requests.get(
+                f"{server.url}/v1/games/{game_id}/events", params={"after": last, "wait": 30}, timeout=90
+            )
+        except Exception as exc:  # reported by the assertions below
+            answer["error"] = exc
+
+    start = time.monotonic()
+    waiter = threading.Thread(target=long_poll, daemon=True)
+    waiter.start()
+    time.sleep(7)  # nothing happens for 7 s: the long-poll must still be waiting
+    assert waiter.is_alive(), f"the long-poll ended before any event: {answer}"
+    pass_first_upcard(server.url, game_id, tokens[0])
+    waiter.join(90)
+    assert not waiter.is_alive(), "the long-poll did not answer after the event"
+    assert "error" not in answer, answer
+    response = answer["response"]
+    assert response.status_code == 200, response.text
+    events = response.json()["events"]
+    assert [e["type"] for e in events] == ["passed"] and events[0]["seat"] == 0
+    assert response.json()["last"] == last + 1
+    assert time.monotonic() - start >= 7
+
+
+@pytest.mark.slow
+def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: GeventServer) -> None:
+    """An event at second 7 arrives on the stream, keep-alives keep coming (the second
+    one at about second 12), and the server ends the stream at MAYI_SSE_MAX_SECONDS
+    with a proper end of the chunked body (no error on the client)."""
+    game_id, tokens, last = new_game(server.url)
+    lines: list[tuple[float, str]] = []
+    start = time.monotonic()
+    with requests.get(
+        f"{server.url}/v1/games/{game_id}/events/stream",
+        headers={"Last-Event-ID": str(last)},
+        stream=True,
+        timeout=(30, 60),
+    ) as response:
+        assert response.status_code == 200, response.text
+        assert response.headers["Content-Type"].startswith("text/event-stream")
+        mover = threading.Timer(7, pass_first_upcard, (server.url, game_id, tokens[0]))
+        mover.start()
+        try:
+            for raw in response.iter_lines():  # raises on a stream cut short
+                lines.append((time.monotonic() - start, raw.decode()))
+        finally:
+            mover.cancel()
+            mover.join(60)
+    ended = time.monotonic() - start
+
+    texts = [text for _, text in lines]
+    assert texts[0] == "retry: 2000"
+    assert f"id: {last + 1}" in texts and "event: passed" in texts
+    heartbeats = [at for at, text in lines if text == ": keep-alive"]
+    assert len(heartbeats) >= 2, texts
+    assert max(heartbeats) >= 2 * HEARTBEAT, "still sending keep-alives after 12 s"
+    assert ended >= SSE_MAX, "the stream ended before MAYI_SSE_MAX_SECONDS"
