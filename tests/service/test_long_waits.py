@@ -116,3 +116,31 @@ def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: Ge
     assert len(heartbeats) >= 2, texts
     assert max(heartbeats) >= 2 * HEARTBEAT, "still sending keep-alives after 12 s"
     assert ended >= SSE_MAX, "the stream ended before MAYI_SSE_MAX_SECONDS"
+
+
+def test_waiters_on_one_game_share_one_blocking_read(redis_url: str) -> None:
+    """20 waiters on one game: one reader (one Redis connection) in all, every waiter
+    woken by the event, and the reader gone once nobody waits."""
+    from mayi_service.hub import EventHub
+
+    client = connect(redis_url)
+    hub = EventHub(client, block_seconds=1.0)
+    key = f"t{uuid.uuid4().hex[:10]}:{{g}}:events"
+    client.xadd(key, {"e": "{}"}, id="1-0")
+    woken: list[bool] = []
+    waiters = [threading.Thread(target=lambda: woken.append(hub.wait(key, 1, 60))) for _ in range(20)]
+    for waiter in waiters:
+        waiter.start()
+    end = time.monotonic() + 60
+    while sum(w.waiters for w in list(hub.watches.values())) < 20 and time.monotonic() < end:
+        time.sleep(0.05)
+    assert hub.readers() == 1
+    assert hub.wait(key, 0, 60) is True  # an event above 0 is there already: no wait
+    client.xadd(key, {"e": "{}"}, id="2-0")
+    for waiter in waiters:
+        waiter.join(60)
+    assert woken == [True] * 20
+    while hub.readers() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert hub.readers() == 0
+    assert hub.wait(key, 2, 0.2) is False  # nothing new: the wait times out
