@@ -80,6 +80,9 @@ class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
 
         def write_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
             util.write_nonblock(sock, problem_bytes(status_int, reason, mesg, limits))
+            # Half-close and drain what is left of the request: closing with unread bytes
+            # would reset the connection, and the client could lose the answer.
+            util.close_graceful(sock)
 
         # gunicorn's workers answer the requests they cannot parse with util.write_error (text/html).
         util.write_error = write_error
