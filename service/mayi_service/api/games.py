@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -279,7 +280,7 @@ class Events(MethodView):
         if wait <= 0:
             events = tables.events(game_id, viewer, query["after"], 0)
         else:
-            with _waiting(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, "long-polls waiting"):
+            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
                 events = tables.events(game_id, viewer, query["after"], wait)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
@@ -314,7 +315,7 @@ class EventStream(MethodView):
         settings = services().settings
         held = ExitStack()
         held.enter_context(
-            _waiting(_client_key(token), settings.max_streams_per_client, settings.sse_max_seconds, "event streams")
+            _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
         )
         try:
             events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
@@ -331,12 +332,28 @@ class EventStream(MethodView):
         return response
 
 
+@dataclass(frozen=True)
+class _Kind:
+    """A kind of waiting request, as its 429 names it."""
+
+    what: str
+    setting: str
+    advice: str
+    retry_after: str
+
+
+STREAMS = _Kind(
+    "open event streams", "MAYI_MAX_STREAMS_PER_CLIENT", "; close one, or long-poll the events instead", "5"
+)
+WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
+
+
 class _ProcessWaits:
     """Event streams and waiting long-polls open in this process, all clients together.
 
-    Under gevent each costs a socket, a greenlet and a Redis connection, not a
-    thread; this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so
-    the process's memory and file descriptors, bounded.
+    Under gevent each costs a socket, a greenlet and some memory, not a thread;
+    this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
+    process's memory and file descriptors, bounded.
     """
 
     def __init__(self) -> None:
@@ -356,7 +373,7 @@ class _ProcessWaits:
 
 
 @contextmanager
-def _waiting(client: str, per_client: int, seconds: float, what: str) -> Iterator[None]:
+def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
@@ -371,22 +388,20 @@ def _waiting(client: str, per_client: int, seconds: float, what: str) -> Iterato
             {"Retry-After": "5"},
         )
     try:
-        tables = _tables()
-        slot = tables.repo.open_stream(client, per_client, seconds)
+        repo = _tables().repo
+        slot = repo.open_stream(client, per_client, seconds)
         if slot is None:
-            setting = "MAYI_MAX_STREAMS_PER_CLIENT" if what == "event streams" else "MAYI_MAX_WAITS_PER_CLIENT"
-            advice = "; close one, or long-poll the events instead" if what == "event streams" else ""
             raise ServiceError(
                 429,
                 "rate_limited",
-                f"Too many {what} at once: at most {per_client} per token (or per address without one), "
-                f"the limit {setting}{advice}",
-                {"Retry-After": "5" if what == "event streams" else "1"},
+                f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
+                f"the limit {kind.setting}{kind.advice}",
+                {"Retry-After": kind.retry_after},
             )
         try:
             yield
         finally:
-            tables.repo.close_stream(slot)
+            repo.close_stream(slot)
     finally:
         process.give()
 
