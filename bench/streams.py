@@ -15,7 +15,9 @@ What it does, in each run:
   127.0.0.1 without a token, so they all count as one client),
   ``MAYI_MAX_WAITING_PER_PROCESS`` (to streams + 500) and
   ``MAYI_RATE_LIMITS_ENABLED=false`` (1,000 stream requests from one address in a
-  few seconds). Clock jobs are off. Stopped at the end of the run, also on errors.
+  few seconds); ``MAYI_BODY_TIMEOUT_SECONDS=0`` keeps the half-sent requests
+  open for the whole run (they would get 408 after 15 s). Clock jobs are off.
+  Stopped at the end of the run, also on errors.
 * **Game**: one client thread plays 4-player May I games (``bench/api.py``'s
   client: each action is one POST, its answer the next view), one action after
   another; the latency of each action is timed on the client (``perf_counter``).
@@ -123,6 +125,8 @@ def mayi_serve(streams: int) -> Iterator[Served]:
             "MAYI_MAX_STREAMS_PER_CLIENT": str(streams + 100),
             "MAYI_MAX_WAITING_PER_PROCESS": str(streams + 500),
             "MAYI_WORKER_CONNECTIONS": str(max(4000, 2 * streams + 1000)),
+            # The half-sent requests stay for the whole run (by default they get 408 after 15 s).
+            "MAYI_BODY_TIMEOUT_SECONDS": "0",
         }
     )
     log = folder / "serve.log"

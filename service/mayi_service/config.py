@@ -69,6 +69,9 @@ class Settings:
     #: together (one more gets 503 ``server_busy``); each costs a socket, a Redis
     #: connection and some memory (about 40 KB), not a thread.
     max_waiting_per_process: int = 2000
+    #: Seconds a request body (sent with Content-Length) may take to arrive whole,
+    #: under gunicorn; a slower one gets 408 and its connection is closed (0: no limit).
+    body_timeout_seconds: int = 15
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:

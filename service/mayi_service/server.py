@@ -11,6 +11,7 @@ error answers (414, 431, 400 for a request it cannot parse) as
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import resource
@@ -29,6 +30,7 @@ GUNICORN_ERRORS = {
     400: "bad_request",
     403: "forbidden",
     414: "uri_too_long",
+    408: "request_timeout",
     417: "expectation_failed",
     431: "headers_too_large",
     500: "internal_error",
@@ -56,6 +58,8 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
             f"{message}: at most {limits.get('limit_request_fields', 100)} header fields of at most "
             f"{limits.get('limit_request_field_size', 8190)} bytes each"
         )
+    elif status == 408:
+        detail = message
     elif status == 500:
         detail = "Something went wrong on our side; it has been logged"
     else:
@@ -69,9 +73,22 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
 
 
 class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
-    """gunicorn's gevent worker, with problem+json error answers and enough file descriptors."""
+    """gunicorn's gevent worker, with problem+json error answers, enough file
+    descriptors, and a deadline on request bodies.
+
+    A body announced with ``Content-Length`` (up to ``MAYI_MAX_BODY_BYTES``) must
+    arrive whole within ``MAYI_BODY_TIMEOUT_SECONDS``, or the request gets 408 and
+    its connection is closed: a client that never finishes its upload cannot hold
+    a connection for longer than that. The body is read before the app runs, so
+    the app never waits on a slow client.
+    """
 
     def init_process(self) -> None:
+        from .config import Settings
+
+        settings = Settings.from_env()
+        self.body_seconds = settings.body_timeout_seconds
+        self.max_body = settings.max_body_bytes
         limits = {
             "limit_request_line": self.cfg.limit_request_line,
             "limit_request_fields": self.cfg.limit_request_fields,
@@ -86,8 +103,41 @@ class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
 
         # gunicorn's workers answer the requests they cannot parse with util.write_error (text/html).
         util.write_error = write_error
+        self.limits = limits
         raise_open_files(2 * self.worker_connections + 256)
         super().init_process()
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        length = _content_length(req)
+        if self.body_seconds > 0 and 0 < length <= self.max_body and not req._expected_100_continue:
+            import gevent
+
+            data = None
+            with gevent.Timeout(self.body_seconds, False):
+                data = req.body.read()
+            if data is None:
+                message = (
+                    f"The request body ({length} bytes announced) did not arrive within {self.body_seconds} s "
+                    "(MAYI_BODY_TIMEOUT_SECONDS)"
+                )
+                util.write_nonblock(sock, problem_bytes(408, "Request Timeout", message, self.limits))
+                raise StopIteration()  # gunicorn closes the connection
+            req.body = io.BytesIO(data)
+        return super().handle_request(listener_name, req, sock, addr)
+
+
+def _content_length(req: Any) -> int:
+    """The ``Content-Length`` of a request without ``Transfer-Encoding`` (else 0)."""
+    length = 0
+    for name, value in req.headers:
+        if name == "TRANSFER-ENCODING":
+            return 0
+        if name == "CONTENT-LENGTH":
+            try:
+                length = int(value)
+            except ValueError:
+                return 0
+    return length
 
 
 def raise_open_files(wanted: int) -> int:

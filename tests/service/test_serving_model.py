@@ -185,3 +185,23 @@ def test_gunicorn_own_errors_are_problem_json(tmp_path: Path) -> None:
             assert set(problem) >= {"type", "title", "status", "detail", "code"}
         # The server still serves after them.
         assert requests.get(server.url + "/healthz", timeout=60).status_code == 200
+
+
+def test_a_body_that_never_arrives_gets_408_and_is_closed(tmp_path: Path) -> None:
+    with gevent_server(tmp_path, {"MAYI_BODY_TIMEOUT_SECONDS": "2"}) as server:
+        with closing(half_sent(server.port)) as sock:
+            data = b""
+            while True:  # the server answers, then closes the connection
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 "), data
+        assert b"application/problem+json" in head
+        problem = json.loads(body)
+        assert problem["code"] == "request_timeout" and problem["status"] == 408
+        assert "MAYI_BODY_TIMEOUT_SECONDS" in problem["detail"] and "100 bytes" in problem["detail"]
+        # A body sent whole is read as always.
+        game_id, tokens, _ = new_game(server.url)
+        pass_first_upcard(server.url, game_id, tokens[0])
