@@ -8,10 +8,13 @@ wait at 5 s); they assert what arrives, never how fast.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -144,3 +147,44 @@ def test_waiters_on_one_game_share_one_blocking_read(redis_url: str) -> None:
         time.sleep(0.05)
     assert hub.readers() == 0
     assert hub.wait(key, 2, 0.2) is False  # nothing new: the wait times out
+
+
+GEVENT_SCRIPT = r"""
+from gevent import monkey
+
+monkey.patch_all()
+import sys
+
+import gevent
+from redis.utils import HIREDIS_AVAILABLE
+
+from mayi_service.store import connect
+
+client = connect(sys.argv[1])
+key = sys.argv[2]
+# 300 greenlets block at once in XREAD for 6 s (past the 5 s default socket timeout).
+waits = [gevent.spawn(client.xread, {key: "0-0"}, block=6000) for _ in range(300)]
+gevent.sleep(1)
+in_use = len(client.connection_pool._connections)
+client.xadd(key, {"e": "1"}, id="1-0")  # wakes every one of them
+gevent.joinall(waits, timeout=120, raise_error=True)
+woken = sum(1 for g in waits if g.successful() and g.value and g.value[0][1][0][0] == b"1-0")
+print(HIREDIS_AVAILABLE, in_use, woken)
+"""
+
+
+def test_redis_under_gevent_waits_concurrently_with_hiredis(redis_url: str, tmp_path: Path) -> None:
+    """redis-py monkey-patched by gevent, as in the API's workers: 300 blocking reads
+    wait at once (the pool does not cap them at a low number), none times out at 5 s,
+    and one event wakes them all; the hiredis parser is in use."""
+    script = tmp_path / "gevent_waits.py"
+    script.write_text(GEVENT_SCRIPT)
+    key = f"t{uuid.uuid4().hex[:10]}:{{g}}:events"
+    done = subprocess.run(
+        [sys.executable, str(script), redis_url, key], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    hiredis, in_use, woken = done.stdout.split()
+    assert hiredis == "True"
+    assert int(in_use) >= 300, "the blocking reads did not all wait at once"
+    assert int(woken) == 300
