@@ -130,7 +130,7 @@ def mayi_serve(tmp_path: Path, env_changes: dict[str, str]) -> Iterator[Served]:
     out, err = tmp_path / f"serve-{port}.out", tmp_path / f"serve-{port}.err"
     with out.open("wb") as fout, err.open("wb") as ferr:
         proc = subprocess.Popen(
-            [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-worker"],
+            [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port), "--no-worker", "--threads", "4"],
             env=env,
             cwd=tmp_path,
             stdout=fout,
