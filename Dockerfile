@@ -12,5 +12,6 @@ RUN pip install . && useradd --create-home mayi
 USER mayi
 
 EXPOSE 8000
-# The API; docker-compose runs the worker from the same image with `mayi worker`.
+# The API: gunicorn with gevent workers (set in mayi_service.gunicorn_config, as for
+# `mayi serve`); docker-compose runs the worker from the same image with `mayi worker`.
 CMD ["gunicorn", "-c", "python:mayi_service.gunicorn_config", "--bind", "0.0.0.0:8000", "mayi_service.wsgi:app"]

@@ -151,10 +151,12 @@ def _limiter_uri(url: str) -> str:
 
 
 def _docs(app: Flask) -> None:
-    """``/docs``: Swagger UI with its assets served from this package (no CDN)."""
+    """``/docs``: Swagger UI with its assets served from this package (no CDN), and without
+    its online validator (``validatorUrl: null``), so the page calls no outside site."""
     from flask_swagger_ui import get_swaggerui_blueprint
 
-    ui = get_swaggerui_blueprint("/docs", "/openapi.json", config={"app_name": "May I game service"})
+    config = {"app_name": "May I game service", "validatorUrl": None}
+    ui = get_swaggerui_blueprint("/docs", "/openapi.json", config=config)
     app.register_blueprint(ui)
 
     @app.get("/")

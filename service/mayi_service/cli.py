@@ -21,6 +21,8 @@ def main() -> None:
 
 def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     bots = [b.strip() for b in value.split(",") if b.strip()]
+    if not bots:
+        raise click.BadParameter(f"name at least one bot; choose from {', '.join(POLICIES)}")
     unknown = [b for b in bots if b not in POLICIES]
     if unknown:
         raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(POLICIES)}")
@@ -116,9 +118,15 @@ def _print_summary(data: dict) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="API processes.")
-@click.option("--threads", type=click.IntRange(1, 256), default=32, show_default=True, help="Threads per process.")
+@click.option(
+    "--connections",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Connections each API process serves at once (gevent; default MAYI_WORKER_CONNECTIONS or 4000).",
+)
+@click.option("--threads", type=click.IntRange(1, 256), default=None, hidden=True, help="Ignored (gevent workers).")
 @click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
-def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> None:
+def serve(host: str, port: int, workers: int, connections: int | None, threads: int | None, no_worker: bool) -> None:
     """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var.
 
     The job worker and the embedded Redis are children of this process: they are
@@ -129,11 +137,14 @@ def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> 
     import subprocess
     import sys
 
+    from . import gunicorn_config as conf
     from .config import Settings
     from .processes import Supervisor, die_with_parent
     from .server import run_api
     from .store import DataDirInUse, prepare_embedded
 
+    if threads is not None:
+        click.echo("--threads is ignored: the API runs gevent workers (see --connections)", err=True)
     settings = Settings.from_env()
     gave_up: list[str] = []
 
@@ -169,7 +180,7 @@ def serve(host: str, port: int, workers: int, threads: int, no_worker: bool) -> 
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
     click.echo("  Stop with Ctrl+C.")
     try:
-        run_api(host, port, workers, threads)
+        run_api(host, port, workers, connections or conf.worker_connections)
     finally:
         supervisor.stop()
     if gave_up:

@@ -65,6 +65,13 @@ class Settings:
     sweep_seconds: float = 2.0
     #: Name of the RQ queue for clocks (and later ladder matches).
     queue_name: str = "mayi"
+    #: Event streams and waiting long-polls one API process holds at once, all clients
+    #: together (one more gets 503 ``server_busy``); each costs a socket, a Redis
+    #: connection and some memory (about 40 KB), not a thread.
+    max_waiting_per_process: int = 2000
+    #: Seconds a request body (sent with Content-Length) may take to arrive whole,
+    #: under gunicorn; a slower one gets 408 and its connection is closed (0: no limit).
+    body_timeout_seconds: int = 15
     #: Retention, in seconds (0: for ever): a table waiting for players expires this long after
     #: it was created or a seat was last taken; a finished game (with its replay) this long after it ended.
     waiting_ttl: int = 3600

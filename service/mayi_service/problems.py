@@ -17,6 +17,8 @@ from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import IllegalMoveError, InvalidMoveError, MayIError
 
+from .schemas import CARD_ERROR
+
 log = logging.getLogger(__name__)
 
 PROBLEM_TYPE = "https://mayi.invalid/problems/"
@@ -166,7 +168,9 @@ def register(app: Flask) -> None:
         headers = {}
         if status == 422 and "messages" in data:
             details = _validation_detail(data["messages"])
-            return problem(422, "validation_error", "; ".join(details) or "The request is not valid", errors=details)
+            # Card codes the schema refused keep the engine's code (and words) for them.
+            code = "bad_card" if details and all(d.endswith(CARD_ERROR) for d in details) else "validation_error"
+            return problem(422, code, "; ".join(details) or "The request is not valid", errors=details)
         if status == 400 and "messages" in data:  # a body that is not JSON at all, say
             details = _validation_detail(data["messages"])
             return problem(400, "bad_request", "; ".join(details) or "The request is not valid", errors=details)
@@ -180,7 +184,8 @@ def register(app: Flask) -> None:
         if status == 404 and request.path and not data:
             detail = f"No resource at {request.path}"
         if status == 413:
-            detail = "The request body is too large"
+            limit = current_app.config.get("MAX_CONTENT_LENGTH")
+            detail = "The request body is too large" + (f": at most {limit:,} bytes" if limit else "")
         return problem(status, HTTP_CODES.get(status, "error"), detail, headers)
 
     @app.errorhandler(redis.ConnectionError)

@@ -44,6 +44,8 @@ from typing import Any
 
 import redis
 
+from .hub import EventHub
+
 COMMIT_SCRIPT = """
 local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local v = redis.call('HGET', game, 'version')
@@ -170,6 +172,8 @@ class GameRepository:
         self.finished_ttl = finished_ttl
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
+        #: Waits for new events, one blocking read per game shared by its waiters.
+        self.hub = EventHub(client)
 
     # -- keys ---------------------------------------------------------------
     def game_key(self, game_id: str) -> str:
@@ -484,11 +488,14 @@ class GameRepository:
         return 0
 
     def wait_events(self, game_id: str, after: int, timeout_ms: int, count: int = 1000) -> list[dict[str, Any]]:
-        """Events after ``after``, blocking up to ``timeout_ms`` for the first one."""
-        found = self.r.xread({self.events_key(game_id): f"{after}-0"}, count=count, block=max(1, timeout_ms))
-        if not found:
+        """Events after ``after``, waiting up to ``timeout_ms`` for the first one.
+
+        The wait is shared (:mod:`.hub`): every waiter on a game in this process
+        shares one ``XREAD BLOCK``, so a waiting client holds no Redis connection.
+        """
+        if not self.hub.wait(self.events_key(game_id), after, max(1, timeout_ms) / 1000):
             return []
-        return [json.loads(fields[b"e"]) for _, fields in found[0][1]]
+        return self.events_after(game_id, after, count)
 
     # -- open event streams -----------------------------------------------
     def open_stream(self, client: str, limit: int, ttl: float) -> str | None:

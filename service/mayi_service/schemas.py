@@ -1,12 +1,166 @@
-"""Request and response schemas. They check shape only; the engine checks rules."""
+"""Request and response schemas. They check shape only; the engine checks rules.
+
+Request fields are strict: a number is a JSON number (``"4"`` is not one), a
+boolean is ``true`` or ``false``, and no text may hold a lone surrogate (which
+no UTF-8 text can carry) or a control character. Query parameters arrive as
+text, so their numbers must be plain ASCII digits.
+"""
 
 from __future__ import annotations
 
-from marshmallow import INCLUDE, RAISE, Schema, fields, validate
+import re
+import unicodedata
+from typing import Any
 
-CARD = fields.String(
-    validate=validate.Length(min=2, max=3), metadata={"description": "A card code: rank then suit (TH, AS), or JK"}
-)
+from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
+
+from mayi_engine.cards import parse_card
+from mayi_engine.errors import InvalidMoveError
+
+#: Longest player name, in characters.
+NAME_MAX = 40
+
+#: Bidirectional formatting characters: they would reorder the text shown around a name.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _no_bad_characters(value: str) -> None:
+    """Refuse lone surrogates (text that cannot be stored as UTF-8) and control characters."""
+    for i, char in enumerate(value):
+        category = unicodedata.category(char)
+        if category == "Cs":
+            raise ValidationError(f"a lone surrogate (U+{ord(char):04X}) at character {i + 1} is not text")
+        if category == "Cc":
+            raise ValidationError(f"control character U+{ord(char):04X} at character {i + 1} is not allowed")
+
+
+class Text(fields.String):
+    """A string that can be stored and shown: no lone surrogates, no control characters."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text: str = super()._deserialize(value, attr, data, **kwargs)
+        _no_bad_characters(text)
+        return text
+
+
+class Name(Text):
+    """A player's name: 1 to 40 characters once the spaces around it are trimmed, no control
+    or bidirectional formatting characters, no lone surrogates."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        description = (
+            f"1 to {NAME_MAX} characters, not blank (spaces around it are trimmed); no control characters, "
+            "no bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069)"
+        )
+        super().__init__(
+            validate=validate.Length(min=1, max=NAME_MAX),
+            metadata={"description": description},
+            **kwargs,
+        )
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if len(text) > NAME_MAX:  # before trimming too, as the OpenAPI document says
+            raise ValidationError(f"Length must be between 1 and {NAME_MAX}.")
+        text = text.strip()
+        if not text:
+            raise ValidationError("a name must not be blank")
+        for i, char in enumerate(text):
+            if char in _BIDI_CONTROLS:
+                raise ValidationError(f"bidirectional formatting character U+{ord(char):04X} at character {i + 1}")
+        return text
+
+
+#: A card code, as the engine reads it: rank (A 2-9 T J Q K, or 10) then suit (C D H S), or JK;
+#: any case. (An ECMA regex, as OpenAPI wants: no inline flags.)
+CARD_PATTERN = "^(?:(?:10|[2-9TJQKAtjqka])[CDHScdhs]|[Jj][Kk])$"
+_CARD_RE = re.compile(CARD_PATTERN)
+
+
+class Card(Text):
+    """A card code. A wrong one is refused in the engine's words (which name the card)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            metadata={
+                "description": "A card code: rank then suit (TH, AS; 10H is TH), or JK; any case",
+                "pattern": CARD_PATTERN,
+            },
+            **kwargs,
+        )
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if isinstance(value, str) and _CARD_RE.fullmatch(value):  # (re's $ would let a final newline by)
+            return value
+        text = fields.String._deserialize(self, value, attr, data, **kwargs)  # a string at least
+        raise ValidationError(card_error(text))  # (repr escapes any control character or surrogate)
+
+
+def _engine_card_error() -> str:
+    """What the engine says after the code it refuses (``'XX' is not a card: ...``)."""
+    try:
+        parse_card(None)
+    except InvalidMoveError as exc:
+        return exc.message[len(repr(None)) :]
+    raise AssertionError("the engine read None as a card")  # pragma: no cover
+
+
+#: The engine's words after a refused card code; a schema error that ends so is a ``bad_card``.
+CARD_ERROR = _engine_card_error()
+
+
+def card_error(code: str) -> str:
+    """The engine's refusal of a card code, naming the code."""
+    return f"{code!r}{CARD_ERROR}"
+
+
+class StrictInteger(fields.Integer):
+    """An integer that must be a JSON integer: ``4``, never ``"4"``, ``4.0`` or ``true``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(strict=True, **kwargs)
+
+
+class StrictFloat(fields.Float):
+    """A number that must be a JSON number (integer or not): ``1.5``, never ``"1.5"`` or ``true``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        number: float = super()._deserialize(value, attr, data, **kwargs)
+        return number
+
+
+class StrictBoolean(fields.Boolean):
+    """``true`` or ``false``, nothing else (not ``1``, ``"yes"`` or ``"true"``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class QueryInteger(fields.Integer):
+    """A whole number in a query string: ASCII digits only (not ``1_0``, ``+1`` or other scripts' digits)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16):
+            raise self.make_error("invalid", input=value)
+        number: int = super()._deserialize(value, attr, data, **kwargs)
+        return number
+
+
+_DECIMAL = re.compile(r"[0-9]{1,16}(?:\.[0-9]{1,16})?")
+
+
+class QueryFloat(fields.Float):
+    """A number in a query string: ASCII digits with an optional decimal point (``2``, ``0.5``)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
+        if not (isinstance(value, str) and _DECIMAL.fullmatch(value)):
+            raise self.make_error("invalid", input=value)
+        number: float = super()._deserialize(value, attr, data, **kwargs)
+        return number
 
 
 class StrictSchema(Schema):
@@ -18,68 +172,66 @@ class StrictSchema(Schema):
 
 
 class OptionsSchema(StrictSchema):
-    claim_seconds = fields.Float(validate=validate.Range(1, 86400), metadata={"description": "Claim window length"})
-    turn_seconds = fields.Float(validate=validate.Range(1, 86400), metadata={"description": "Turn clock"})
-    max_reshuffles = fields.Integer(
+    claim_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Claim window length"})
+    turn_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Turn clock"})
+    max_reshuffles = StrictInteger(
         validate=validate.Range(0, 100), metadata={"description": "Stock rebuilds allowed in a round (default 3)"}
     )
-    max_turns = fields.Integer(
+    max_turns = StrictInteger(
         validate=validate.Range(10, 10000),
         metadata={"description": "Turns after which a round ends with nobody out (default 500)"},
     )
-    all_out_final = fields.Boolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
-    bury_joker_upcard = fields.Boolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
-    free_goal_order = fields.Boolean(
+    all_out_final = StrictBoolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
+    bury_joker_upcard = StrictBoolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
+    free_goal_order = StrictBoolean(
         metadata={"description": "Shanghai house option: meet the goals (rounds' contracts) in any order"}
     )
 
 
 class PlayerInSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
+    name = Name(required=True)
 
 
 class TestBlockSchema(StrictSchema):
-    seed = fields.String(validate=validate.Regexp(r"^[0-9a-fA-F]{32,128}$"), metadata={"description": "Hex seed"})
+    seed = Text(validate=validate.Regexp(r"^[0-9a-fA-F]{32,128}$"), metadata={"description": "Hex seed"})
     stacked_decks = fields.List(
-        fields.List(CARD, allow_none=True, validate=validate.Length(max=216)),
+        fields.List(Card(), allow_none=True, validate=validate.Length(max=216)),
         allow_none=True,
         validate=validate.Length(max=8),
         metadata={"description": "Per round (index 0 = round 1): the top of the stock, top first; null = shuffled"},
     )
-    start_round = fields.Integer(validate=validate.Range(1, 8))
+    start_round = StrictInteger(validate=validate.Range(1, 8))
 
 
 class GameCreateSchema(StrictSchema):
-    variant = fields.String(required=True, validate=validate.OneOf(["may_i", "shanghai"]))
-    seats = fields.Integer(required=True, validate=validate.Range(2, 8))
+    variant = Text(required=True, validate=validate.OneOf(["may_i", "shanghai"]))
+    seats = StrictInteger(required=True, validate=validate.Range(2, 8))
     options = fields.Nested(OptionsSchema, load_default=dict)
     players = fields.List(fields.Nested(PlayerInSchema), validate=validate.Length(max=8), load_default=list)
     test = fields.Nested(TestBlockSchema, allow_none=True, load_default=None)
 
 
 class SeatInSchema(StrictSchema):
-    name = fields.String(required=True, validate=validate.Length(min=1, max=40))
-    seat = fields.Integer(validate=validate.Range(0, 7))
+    name = Name(required=True)
+    seat = StrictInteger(validate=validate.Range(0, 7))
 
 
 class DrawInSchema(StrictSchema):
-    source = fields.String(required=True, validate=validate.OneOf(["stock", "discard"]))
+    source = Text(required=True, validate=validate.OneOf(["stock", "discard"]))
 
 
 class DiscardInSchema(StrictSchema):
-    card = fields.String(required=True, validate=validate.Length(min=1, max=8))
+    card = Card(required=True)
 
 
 class ClaimInSchema(StrictSchema):
-    claim = fields.Boolean(required=True, metadata={"description": "true: May I / buy; false: pass"})
+    claim = StrictBoolean(required=True, metadata={"description": "true: May I / buy; false: pass"})
 
 
 class LayOffInSchema(StrictSchema):
-    meld = fields.Integer(required=True, validate=validate.Range(0, 1000))
-    cards = fields.List(
-        fields.String(validate=validate.Length(min=1, max=8)), required=True, validate=validate.Length(min=1, max=20)
-    )
-    joker_to = fields.String(validate=validate.OneOf(["high", "low"]), allow_none=True)
+    meld = StrictInteger(required=True, validate=validate.Range(0, 1000))
+    cards = fields.List(Card(), required=True, validate=validate.Length(min=1, max=20))
+    joker_to = Text(validate=validate.OneOf(["high", "low"]), allow_none=True)
 
 
 class LayOffsInSchema(StrictSchema):
@@ -88,7 +240,7 @@ class LayOffsInSchema(StrictSchema):
 
 class MeldsInSchema(StrictSchema):
     melds = fields.List(
-        fields.List(fields.String(validate=validate.Length(min=1, max=8)), validate=validate.Length(min=1, max=20)),
+        fields.List(Card(), validate=validate.Length(min=1, max=20)),
         required=True,
         validate=validate.Length(min=1, max=8),
     )
@@ -96,15 +248,15 @@ class MeldsInSchema(StrictSchema):
 
 
 class ListGamesQuerySchema(StrictSchema):
-    status = fields.String(validate=validate.OneOf(["waiting", "playing", "finished"]))
-    variant = fields.String(validate=validate.OneOf(["may_i", "shanghai"]))
-    page = fields.Integer(load_default=1, validate=validate.Range(1, 100000))
-    page_size = fields.Integer(load_default=20, validate=validate.Range(1, 100))
+    status = Text(validate=validate.OneOf(["waiting", "playing", "finished"]))
+    variant = Text(validate=validate.OneOf(["may_i", "shanghai"]))
+    page = QueryInteger(load_default=1, validate=validate.Range(1, 100000))
+    page_size = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
 
 class EventsQuerySchema(StrictSchema):
-    after = fields.Integer(load_default=0, validate=validate.Range(0, 2**53))
-    wait = fields.Float(load_default=0, validate=validate.Range(0, 60))
+    after = QueryInteger(load_default=0, validate=validate.Range(0, 2**53))
+    wait = QueryFloat(load_default=0, validate=validate.Range(0, 60))
 
 
 # -- responses ----------------------------------------------------------------

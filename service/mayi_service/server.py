@@ -1,10 +1,156 @@
-"""Running the API under gunicorn (threaded workers, for long-polls and SSE)."""
+"""Running the API under gunicorn with gevent workers.
+
+Each worker process serves every connection on its own greenlet: a waiting
+long-poll, an open event stream or a half-sent upload costs a socket and a little
+memory, not a thread (docs/architecture.md, "Serving model"). The worker class
+below is gunicorn's gevent worker plus two things: a higher open-file limit (each
+waiting client holds a client socket and a Redis connection) and gunicorn's own
+error answers (414, 431, 400 for a request it cannot parse) as
+``application/problem+json`` like every other error of the service.
+"""
 
 from __future__ import annotations
 
+import io
+import json
+import logging
+import resource
 from typing import Any
 
+from gunicorn import util
 from gunicorn.app.base import BaseApplication
+from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
+
+from .problems import CONTENT_TYPE, PROBLEM_TYPE
+
+log = logging.getLogger(__name__)
+
+#: The code of each error gunicorn answers by itself, before the app sees the request.
+GUNICORN_ERRORS = {
+    400: "bad_request",
+    403: "forbidden",
+    414: "uri_too_long",
+    408: "request_timeout",
+    417: "expectation_failed",
+    431: "headers_too_large",
+    500: "internal_error",
+    501: "not_implemented",
+}
+
+
+def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]) -> bytes:
+    """A whole HTTP response: gunicorn's error ``status`` as problem details whose
+    ``detail`` names the limit or the rule the request broke.
+
+    >>> head, _, body = problem_bytes(414, "URI Too Long", "Request Line is too large (9000 > 4094)",
+    ...     {"limit_request_line": 4094}).partition(b"\\r\\n\\r\\n")
+    >>> head.splitlines()[0], json.loads(body)["code"]
+    (b'HTTP/1.1 414 URI Too Long', 'uri_too_long')
+    """
+    code = GUNICORN_ERRORS.get(status, "bad_request" if 400 <= status < 500 else "internal_error")
+    if status == 414:
+        detail = (
+            f"{message}: the request line (method, path and query string) may be at most "
+            f"{limits.get('limit_request_line', 4094)} bytes"
+        )
+    elif status == 431:
+        detail = (
+            f"{message}: at most {limits.get('limit_request_fields', 100)} header fields of at most "
+            f"{limits.get('limit_request_field_size', 8190)} bytes each"
+        )
+    elif status == 408:
+        detail = message
+    elif status == 500:
+        detail = "Something went wrong on our side; it has been logged"
+    else:
+        detail = f"The request is not valid HTTP/1.1: {message}" if message else "The request is not valid HTTP/1.1"
+    body = json.dumps({"type": PROBLEM_TYPE + code, "title": reason, "status": status, "detail": detail, "code": code})
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {CONTENT_TYPE}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return (head + body).encode("latin-1")
+
+
+class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
+    """gunicorn's gevent worker, with problem+json error answers, enough file
+    descriptors, and a deadline on request bodies.
+
+    A body announced with ``Content-Length`` (up to ``MAYI_MAX_BODY_BYTES``) must
+    arrive whole within ``MAYI_BODY_TIMEOUT_SECONDS``, or the request gets 408 and
+    its connection is closed: a client that never finishes its upload cannot hold
+    a connection for longer than that. The body is read before the app runs, so
+    the app never waits on a slow client.
+    """
+
+    def init_process(self) -> None:
+        from .config import Settings
+
+        settings = Settings.from_env()
+        self.body_seconds = settings.body_timeout_seconds
+        self.max_body = settings.max_body_bytes
+        limits = {
+            "limit_request_line": self.cfg.limit_request_line,
+            "limit_request_fields": self.cfg.limit_request_fields,
+            "limit_request_field_size": self.cfg.limit_request_field_size,
+        }
+
+        def write_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
+            util.write_nonblock(sock, problem_bytes(status_int, reason, mesg, limits))
+            # Half-close and drain what is left of the request: closing with unread bytes
+            # would reset the connection, and the client could lose the answer.
+            util.close_graceful(sock)
+
+        # gunicorn's workers answer the requests they cannot parse with util.write_error (text/html).
+        util.write_error = write_error
+        self.limits = limits
+        raise_open_files(2 * self.worker_connections + 256)
+        super().init_process()
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        length = _content_length(req)
+        if self.body_seconds > 0 and 0 < length <= self.max_body and not req._expected_100_continue:
+            import gevent
+
+            data = None
+            with gevent.Timeout(self.body_seconds, False):
+                data = req.body.read()
+            if data is None:
+                message = (
+                    f"The request body ({length} bytes announced) did not arrive within {self.body_seconds} s "
+                    "(MAYI_BODY_TIMEOUT_SECONDS)"
+                )
+                util.write_nonblock(sock, problem_bytes(408, "Request Timeout", message, self.limits))
+                raise StopIteration()  # gunicorn closes the connection
+            req.body = io.BytesIO(data)
+        return super().handle_request(listener_name, req, sock, addr)
+
+
+def _content_length(req: Any) -> int:
+    """The ``Content-Length`` of a request without ``Transfer-Encoding`` (else 0)."""
+    length = 0
+    for name, value in req.headers:
+        if name == "TRANSFER-ENCODING":
+            return 0
+        if name == "CONTENT-LENGTH":
+            try:
+                length = int(value)
+            except ValueError:
+                return 0
+    return length
+
+
+def raise_open_files(wanted: int) -> int:
+    """Raise this process's soft limit of open files towards ``wanted`` (up to the hard
+    limit); return the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        log.warning("open files limited to %d (wanted %d): raise the hard limit (ulimit -Hn)", soft, wanted)
+    return int(soft)
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
@@ -22,7 +168,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         return create_app()
 
 
-def run_api(host: str, port: int, workers: int, threads: int) -> None:
+def run_api(host: str, port: int, workers: int, connections: int) -> None:
     """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`)."""
     from . import gunicorn_config as conf
 
@@ -30,7 +176,7 @@ def run_api(host: str, port: int, workers: int, threads: int) -> None:
         {
             "bind": f"{host}:{port}",
             "workers": workers,
-            "threads": threads,
+            "worker_connections": connections,
             "worker_class": conf.worker_class,
             "timeout": conf.timeout,
             "graceful_timeout": conf.graceful_timeout,

@@ -144,9 +144,12 @@ class Tables:
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
         stacked = test.get("stacked_decks")
         stacks = [None if s is None else [parse_card(c) for c in s] for s in stacked] if stacked else None
+        # A name with a lone surrogate (refused since; a table may hold one from before) cannot be
+        # stored as UTF-8 in the game state: it would jam the table for good. Deal with it as "?".
+        names = [n.encode("utf-8", "replace").decode() for n in meta["names"]]
         try:
             return engine.start_game(
-                rules, meta["names"], seed, now=now, stacked=stacks, start_round=test.get("start_round", 1)
+                rules, names, seed, now=now, stacked=stacks, start_round=test.get("start_round", 1)
             )
         except MayIError as exc:
             raise from_engine(exc) from exc

@@ -176,7 +176,7 @@ def mayi_serve(
     )
     env.update(env_changes)
     out, err = tmp_path / f"{name}-{port}.out", tmp_path / f"{name}-{port}.err"
-    command = [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port), "--threads", "4"]
+    command = [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port), "--connections", "200"]
     if not worker:
         command.append("--no-worker")
     with out.open("wb") as fout, err.open("wb") as ferr:

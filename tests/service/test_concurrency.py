@@ -178,10 +178,10 @@ def _legal_move(rnd: random.Random, legal: list[dict[str, Any]]) -> dict[str, An
 @pytest.mark.parametrize(
     ("variant", "seats", "options", "test_block", "threads", "target", "seconds"),
     [
-        # Six seats, five or six threads each, somewhere in the first round.
-        ("may_i", 6, {}, {}, HAMMER_THREADS, 150, 10.0),
+        # Six seats, five or six threads each, until 150 actions are applied.
+        ("may_i", 6, {}, {}, HAMMER_THREADS, 150, 180.0),
         # The last round with no stock rebuilds: played to the end of the game under fire.
-        ("shanghai", 3, {"max_reshuffles": 0}, {"start_round": 8}, 12, 10_000, 25.0),
+        ("shanghai", 3, {"max_reshuffles": 0}, {"start_round": 8}, 12, 10_000, 240.0),
     ],
     ids=["may_i-6", "shanghai-3-to-the-end"],
 )
@@ -200,7 +200,9 @@ def test_hammer_threads_on_one_game_serialise_every_action(
 ) -> None:
     """Threads for every seat (several per seat) fetch their view and send a legal move or
     a conflicting one (a stale or doubled draw, a claim out of turn, a card they lack),
-    some with an Idempotency-Key they then resend. Afterwards: each success made one
+    some with an Idempotency-Key they then resend, until ``target`` actions are applied or the
+    game ends (``seconds`` only bounds a hung run: a loaded machine is slower, never a
+    failure). Afterwards: each success made one
     version, the log is contiguous, and a serial replay of the successes through the
     engine gives the stored state and the stored log exactly."""
     base, prefix = live_server.url, settings.key_prefix
@@ -299,7 +301,6 @@ def test_hammer_threads_on_one_game_serialise_every_action(
         f"{sum(refused.values())} refused {dict(refused)}; {replays[0]} idempotent replays; "
         f"commit outcomes {dict(outcomes)}"
     )
-    assert len(accepted) >= 60, f"too few actions applied to prove anything: {len(accepted)}"
     assert sum(refused.values()) > 0, "the threads never conflicted"
 
     # Every success made exactly one new version: 2, 3, ... with none shared or lost.
@@ -339,7 +340,7 @@ def test_hammer_threads_on_one_game_serialise_every_action(
         }
         assert game_id in listed["finished"] and game_id not in listed["playing"]
     else:
-        assert len(accepted) >= target or time.monotonic() >= ends_at, "the threads stopped early"
+        assert len(accepted) >= target, f"only {len(accepted)} of {target} actions applied in {seconds:.0f} s"
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,11 @@ def _check_command(argv: list[str]) -> None:
         config = argv[argv.index("-c") + 1]
         assert config.startswith("python:"), "gunicorn reads the project's config module"
         conf = importlib.import_module(config[len("python:") :])
-        assert conf.worker_class == "gthread", "long-polls and SSE need threaded workers"
+        worker = importlib.import_module(conf.worker_class.rpartition(".")[0])
+        worker_class = getattr(worker, conf.worker_class.rpartition(".")[2])
+        from gunicorn.workers.ggevent import GeventWorker
+
+        assert issubclass(worker_class, GeventWorker), "long-polls and SSE must not cost a thread each: gevent"
     elif program.startswith("redis-server"):
         assert "--appendonly" in argv and argv[argv.index("--appendonly") + 1] == "yes", "Redis must persist (AOF)"
     else:

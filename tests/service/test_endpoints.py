@@ -212,7 +212,6 @@ def test_create_table_without_players_is_waiting(http: Http) -> None:
         ({"variant": "may_i", "seats": 3, "players": [{"name": ""}]}, ["players", "name"]),
         ({"variant": "may_i", "seats": 3, "test": {"seed": "abc"}}, ["test.seed"]),
         ({"variant": "may_i", "seats": 3, "test": {"start_round": 8}}, ["test.start_round"]),
-        ({"variant": "may_i", "seats": 3, "test": {"stacked_decks": [["ZZ"]]}}, ["test.stacked_decks"]),
         ({"variant": "may_i", "seats": 3, "test": {"stacked_decks": [["AS", "AS", "AS"]]}}, ["AS"]),
     ],
 )

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, NoReturn, TypeVar
 
+import flask
 from flask import current_app, request
-from flask_smorest import Blueprint
-from marshmallow import RAISE
-from webargs.flaskparser import FlaskParser
+from flask_smorest import Blueprint, abort
+from marshmallow import RAISE, missing
+from webargs.flaskparser import FlaskParser, is_json_request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
 from ..problems import CONTENT_TYPE, TITLES, ServiceError
@@ -19,7 +22,7 @@ from ..tables import Tables
 F = TypeVar("F", bound=Callable[..., Any])
 
 _ERROR_TEXT = {
-    400: "The body is not JSON",
+    400: "The body is not JSON the service reads (invalid, not UTF-8, nested too deeply)",
     401: "No seat token, or not a bearer token",
     403: "The token holds no seat at this game",
     404: "No such game",
@@ -98,14 +101,90 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
 _DOC = Blueprint("mayi-doc", __name__)
 
 
+#: Deepest nesting of arrays and objects a JSON body may have (the schemas need 4).
+MAX_JSON_DEPTH = 16
+
+#: Most digits a JSON number may have (Python refuses integers of more than 4,300).
+MAX_NUMBER_DIGITS = 40
+
+
+def _bad_json(reason: str) -> NoReturn:
+    abort(400, messages={"json": [reason]})
+
+
+def _parse_number(text: str, kind: type[int] | type[float]) -> int | float:
+    if len(text) > MAX_NUMBER_DIGITS:
+        _bad_json(f"Invalid JSON body: a number of more than {MAX_NUMBER_DIGITS} characters")
+    return kind(text)
+
+
+def _no_constant(name: str) -> NoReturn:
+    _bad_json(f"Invalid JSON body: {name} is not a JSON number")
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar: 0), without recursion."""
+    deepest, level = 0, [(value, 1)]
+    while level:
+        item, depth = level.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            break
+        level.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def read_body(req: flask.Request) -> bytes:
+    """The request body, refusing one over the size limit (413) however it was sent.
+
+    A chunked body has no ``Content-Length``: Werkzeug stops reading it at the limit
+    and would hand on the first ``MAX_CONTENT_LENGTH`` bytes as if they were the body.
+    """
+    data = req.get_data(cache=True)
+    limit = req.max_content_length
+    chunked = req.content_length is None and limit is not None and len(data) >= limit
+    if chunked and req.environ["wsgi.input"].read(1):  # more than the limit was sent
+        raise RequestEntityTooLarge()
+    return data
+
+
 class StrictParser(FlaskParser):
-    """Refuse unknown query parameters too (a typo like ``?stauts=`` is an error, not ignored)."""
+    """Refuse unknown query parameters too (a typo like ``?stauts=`` is an error, not ignored);
+    read JSON bodies strictly (a 400 that names the problem, never a 500)."""
 
     DEFAULT_UNKNOWN_BY_LOCATION: ClassVar[dict[str, str | None]] = {
         **FlaskParser.DEFAULT_UNKNOWN_BY_LOCATION,
         "query": RAISE,
         "querystring": RAISE,
     }
+
+    def _raw_load_json(self, req: flask.Request) -> Any:
+        if not is_json_request(req):
+            return missing
+        data = read_body(req)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            _bad_json(f"Invalid JSON body: not UTF-8 (byte {exc.start + 1})")
+        if not text.strip():
+            return missing
+        try:
+            value = json.loads(
+                text,
+                parse_int=lambda s: _parse_number(s, int),
+                parse_float=lambda s: _parse_number(s, float),
+                parse_constant=_no_constant,
+            )
+        except RecursionError:
+            _bad_json(f"Invalid JSON body: nested more than {MAX_JSON_DEPTH} levels deep")
+        except json.JSONDecodeError as exc:
+            _bad_json(f"Invalid JSON body: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        if _depth(value) > MAX_JSON_DEPTH:
+            _bad_json(f"Invalid JSON body: nested more than {MAX_JSON_DEPTH} levels deep")
+        return value
 
 
 class StrictBlueprint(Blueprint):

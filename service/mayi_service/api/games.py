@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Response, current_app, request, stream_with_context
@@ -277,22 +280,11 @@ class Events(MethodView):
         viewer = tables.viewer(game_id, token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
-        slot = None
-        if wait > 0:  # a waiting request holds a server thread: cap how many one client holds
-            slot = tables.repo.open_stream(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
-            if slot is None:
-                raise ServiceError(
-                    429,
-                    "rate_limited",
-                    f"Too many long-polls waiting at once: at most {settings.max_waits_per_client} per token "
-                    "(or per address without one)",
-                    {"Retry-After": "1"},
-                )
-        try:
-            events = tables.events(game_id, viewer, query["after"], wait)
-        finally:
-            if slot is not None:
-                tables.repo.close_stream(slot)
+        if wait <= 0:
+            events = tables.events(game_id, viewer, query["after"], 0)
+        else:
+            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
+                events = tables.events(game_id, viewer, query["after"], wait)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
@@ -324,33 +316,101 @@ class EventStream(MethodView):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
         settings = services().settings
-        slot = tables.repo.open_stream(_client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
+        held = ExitStack()
+        held.enter_context(
+            _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
+        )
+        try:
+            events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            response = Response(
+                stream_with_context(events),
+                mimetype="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        except BaseException:
+            held.close()
+            raise
+        # The server closes the response however the stream ends, even one never started.
+        response.call_on_close(held.close)
+        return response
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """A kind of waiting request, as its 429 names it."""
+
+    what: str
+    setting: str
+    advice: str
+    retry_after: str
+
+
+STREAMS = _Kind(
+    "open event streams", "MAYI_MAX_STREAMS_PER_CLIENT", "; close one, or long-poll the events instead", "5"
+)
+WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
+
+
+class _ProcessWaits:
+    """Event streams and waiting long-polls open in this process, all clients together.
+
+    Under gevent each costs a socket, a greenlet and some memory, not a thread;
+    this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
+    process's memory and file descriptors, bounded.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def take(self, limit: int) -> bool:
+        with self.lock:
+            if self.count >= limit:
+                return False
+            self.count += 1
+            return True
+
+    def give(self) -> None:
+        with self.lock:
+            self.count -= 1
+
+
+@contextmanager
+def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
+    """Hold one waiting slot of this process and one of ``client`` (a token, or an
+    address) while the body runs: 503 when the process is full, 429 when the client is."""
+    settings = services().settings
+    process: _ProcessWaits = current_app.extensions.setdefault("mayi_process_waits", _ProcessWaits())
+    if not process.take(settings.max_waiting_per_process):
+        raise ServiceError(
+            503,
+            "server_busy",
+            f"This server process already holds {settings.max_waiting_per_process} event streams and waiting "
+            "long-polls, its limit (MAYI_MAX_WAITING_PER_PROCESS); retry after Retry-After seconds, "
+            "or read the events without waiting (wait=0)",
+            {"Retry-After": "5"},
+        )
+    try:
+        repo = _tables().repo
+        slot = repo.open_stream(client, per_client, seconds)
         if slot is None:
             raise ServiceError(
                 429,
                 "rate_limited",
-                f"Too many open event streams: at most {settings.max_streams_per_client} at once per token "
-                "(or per address without one); close one, or long-poll the events instead",
-                {"Retry-After": "5"},
+                f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
+                f"the limit {kind.setting}{kind.advice}",
+                {"Retry-After": kind.retry_after},
             )
-        events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
-        return Response(
-            stream_with_context(_closing(events, lambda: tables.repo.close_stream(slot))),
-            mimetype="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        try:
+            yield
+        finally:
+            repo.close_stream(slot)
+    finally:
+        process.give()
 
 
 def _client_key(token: str | None) -> str:
     return "t:" + token_hash(token)[:32] if token else "a:" + (request.remote_addr or "?")
-
-
-def _closing(stream: Iterator[str], close: Callable[[], None]) -> Iterator[str]:
-    """``stream``, then ``close()`` however it ends (the client may go away at any time)."""
-    try:
-        yield from stream
-    finally:
-        close()
 
 
 def _sse(

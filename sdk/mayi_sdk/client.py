@@ -1,0 +1,392 @@
+"""``Client``: one method per operation of the May I game service's HTTP API.
+
+Every method shows its path; results are typed (:mod:`mayi_sdk.models`) and errors
+are the tree of :mod:`mayi_sdk.errors`. Retries happen only where they are safe:
+
+* a request that got no answer (connection refused or reset, a timeout) is retried
+  when repeating it cannot do anything twice: reads, and actions, which always carry
+  an ``Idempotency-Key`` (a retry of an action that was applied gets the first
+  answer again, and never plays twice);
+* 429 (rate limited) is retried after its ``Retry-After`` for every request: the
+  server did nothing with it;
+* 503 is retried after its ``Retry-After`` for reads and actions only: a 503 may
+  come after the action was applied, and the Idempotency-Key makes that safe.
+
+Table creation and seat taking carry no idempotency key in the API, so they are
+retried only on 429.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+import requests
+
+from . import errors
+from .models import (
+    CreatedGame,
+    Event,
+    EventPage,
+    GamePage,
+    GameView,
+    Health,
+    LegalMove,
+    Replay,
+    TakenSeat,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DEFAULT_TIMEOUT = 10.0
+#: The longest a long-poll waits on the server (the API's cap).
+MAX_WAIT = 60.0
+#: The longest the SDK sleeps on one ``Retry-After`` before trying again.
+MAX_RETRY_SLEEP = 30.0
+
+
+def operation(method: str, path: str) -> Callable[[F], F]:
+    """Mark a method as the SDK's call of one API operation (``method path`` as in the OpenAPI document)."""
+
+    def mark(func: F) -> F:
+        func.__api_operation__ = (method, path)  # type: ignore[attr-defined]
+        return func
+
+    return mark
+
+
+def operations() -> dict[tuple[str, str], str]:
+    """Every API operation the :class:`Client` calls, with the name of its method."""
+    found = {}
+    for name in dir(Client):
+        op = getattr(getattr(Client, name), "__api_operation__", None)
+        if op is not None:
+            found[op] = name
+    return found
+
+
+class Client:
+    """A client of the May I game service at ``base_url``, acting with ``token`` (a seat's
+    or a bot's bearer token; none: a spectator).
+
+    ``timeout`` bounds every request (long-polls get their wait on top); ``max_retries``
+    bounds the retries of one call (see the module's notes on when a call is retried).
+    Use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        session: requests.Session | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.session = session or requests.Session()
+        self.session.headers.setdefault("User-Agent", "mayi-sdk/0.1")
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.session.close()
+
+    def with_token(self, token: str | None) -> Client:
+        """A client for the same server acting with another token (sharing the connection pool)."""
+        return Client(
+            self.base_url,
+            token,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            backoff=self.backoff,
+            session=self.session,
+        )
+
+    # -- service ----------------------------------------------------------
+    @operation("GET", "/healthz")
+    def get_health(self) -> Health:
+        """Liveness and Redis reachability (a 503 raises :class:`~mayi_sdk.errors.Unavailable`)."""
+        return Health.from_json(self._call("GET", "/healthz"))
+
+    @operation("GET", "/metrics")
+    def get_metrics(self) -> str:
+        """The service's metrics in Prometheus text format."""
+        response = self._send("GET", "/metrics", retry_safe=True)
+        return response.text
+
+    # -- tables -----------------------------------------------------------
+    @operation("GET", "/v1/games")
+    def list_games(
+        self, status: str | None = None, variant: str | None = None, page: int = 1, page_size: int = 20
+    ) -> GamePage:
+        """One page of tables, newest first, filtered by ``status`` and ``variant``."""
+        params: dict[str, Any] = {"page": page, "page_size": page_size}
+        if status is not None:
+            params["status"] = status
+        if variant is not None:
+            params["variant"] = variant
+        return GamePage.from_json(self._call("GET", "/v1/games", params=params))
+
+    @operation("POST", "/v1/games")
+    def create_game(
+        self,
+        variant: str,
+        seats: int,
+        *,
+        options: Mapping[str, Any] | None = None,
+        players: Sequence[str] = (),
+        test: Mapping[str, Any] | None = None,
+    ) -> CreatedGame:
+        """Create a table; ``players`` (names) take the first seats at once and get their tokens.
+
+        A ``test`` block (``seed``, ``stacked_decks``, ``start_round``) makes the table unrated.
+        """
+        body: dict[str, Any] = {"variant": variant, "seats": seats, "players": [{"name": n} for n in players]}
+        if options:
+            body["options"] = dict(options)
+        if test is not None:
+            body["test"] = dict(test)
+        return CreatedGame.from_json(self._call("POST", "/v1/games", json=body, retry_safe=False))
+
+    @operation("POST", "/v1/games/{game_id}/seats")
+    def take_seat(self, game_id: str, name: str, seat: int | None = None) -> TakenSeat:
+        """Take the lowest open seat (or ``seat``); the game starts when every seat is taken."""
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        path = f"/v1/games/{_id(game_id)}/seats"
+        return TakenSeat.from_json(self._call("POST", path, json=body, retry_safe=False))
+
+    @operation("GET", "/v1/games/{game_id}")
+    def get_game(self, game_id: str) -> GameView:
+        """The caller's view: with a seat token, its hand and legal moves."""
+        return GameView.from_json(self._call("GET", f"/v1/games/{_id(game_id)}"))
+
+    @operation("GET", "/v1/games/{game_id}/replay")
+    def get_replay(self, game_id: str) -> Replay:
+        """A finished game: every event with every hand, and the seed."""
+        return Replay.from_json(self._call("GET", f"/v1/games/{_id(game_id)}/replay"))
+
+    # -- actions ----------------------------------------------------------
+    @operation("POST", "/v1/games/{game_id}/turn/draw")
+    def draw_card(
+        self, game_id: str, source: str = "stock", *, if_match: int | None = None, idempotency_key: str | None = None
+    ) -> GameView:
+        """Draw from the ``stock`` or take the ``discard``; returns the seat's new view."""
+        path = f"/v1/games/{_id(game_id)}/turn/draw"
+        return self._act(path, {"source": source}, if_match, idempotency_key)
+
+    @operation("POST", "/v1/games/{game_id}/turn/discard")
+    def discard_card(
+        self, game_id: str, card: str, *, if_match: int | None = None, idempotency_key: str | None = None
+    ) -> GameView:
+        """Discard ``card`` (a code such as ``"QS"``), ending the turn."""
+        path = f"/v1/games/{_id(game_id)}/turn/discard"
+        return self._act(path, {"card": card}, if_match, idempotency_key)
+
+    @operation("POST", "/v1/games/{game_id}/claims")
+    def claim_upcard(
+        self, game_id: str, claim: bool = True, *, if_match: int | None = None, idempotency_key: str | None = None
+    ) -> GameView:
+        """Call "May I" (buy, in Shanghai) on the upcard, or pass with ``claim=False``."""
+        path = f"/v1/games/{_id(game_id)}/claims"
+        return self._act(path, {"claim": claim}, if_match, idempotency_key)
+
+    def pass_upcard(self, game_id: str, *, if_match: int | None = None) -> GameView:
+        """Pass on the upcard (``claim_upcard(game_id, False)``)."""
+        return self.claim_upcard(game_id, False, if_match=if_match)
+
+    @operation("POST", "/v1/games/{game_id}/melds")
+    def go_down(
+        self,
+        game_id: str,
+        melds: Sequence[Sequence[str]],
+        lay_offs: Iterable[Mapping[str, Any]] = (),
+        *,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> GameView:
+        """Lay down the round's contract (runs low to high), with optional lay-offs, all or nothing."""
+        body = {"melds": [list(m) for m in melds], "lay_offs": [dict(p) for p in lay_offs]}
+        return self._act(f"/v1/games/{_id(game_id)}/melds", body, if_match, idempotency_key)
+
+    @operation("POST", "/v1/games/{game_id}/lay-offs")
+    def lay_off(
+        self,
+        game_id: str,
+        lay_offs: Iterable[Mapping[str, Any]],
+        *,
+        if_match: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> GameView:
+        """Lay off cards on melds: ``[{"meld": 3, "cards": ["8C"], "joker_to": "high"}]``, all or nothing."""
+        body = {"lay_offs": [dict(p) for p in lay_offs]}
+        return self._act(f"/v1/games/{_id(game_id)}/lay-offs", body, if_match, idempotency_key)
+
+    def play(self, game_id: str, move: LegalMove, *, if_match: int | None = None) -> GameView:
+        """Send one of the view's legal moves to its endpoint (its body as it is)."""
+        return self._act(f"/v1/games/{_id(game_id)}/{move.path}", dict(move.body), if_match, None)
+
+    # -- events -----------------------------------------------------------
+    @operation("GET", "/v1/games/{game_id}/events")
+    def get_events(self, game_id: str, after: int = 0, wait: float = 0) -> EventPage:
+        """The events after ``after`` the caller may see; with none, wait up to ``wait`` s (≤ 60) for one."""
+        wait = max(0.0, min(float(wait), MAX_WAIT))
+        path = f"/v1/games/{_id(game_id)}/events"
+        data = self._call("GET", path, params={"after": after, "wait": wait}, timeout=self.timeout + wait)
+        return EventPage.from_json(data)
+
+    @operation("GET", "/v1/games/{game_id}/events/stream")
+    def stream_events(self, game_id: str, after: int = 0) -> Iterator[Event]:
+        """The events after ``after`` as the server streams them (Server-Sent Events), for as long
+        as this one connection lasts (the server closes it after a few minutes). Use
+        :meth:`follow_events` to follow a game to its end across reconnections."""
+        path = f"/v1/games/{_id(game_id)}/events/stream"
+        headers = {"Accept": "text/event-stream", "Last-Event-ID": str(after)}
+        response = self._send("GET", path, headers=headers, retry_safe=True, stream=True, timeout=(self.timeout, 90.0))
+        with response:
+            if response.status_code == 204:
+                return
+            yield from _parse_sse(line.decode() if isinstance(line, bytes) else line for line in response.iter_lines())
+
+    def follow_events(self, game_id: str, after: int = 0, *, sse: bool = True, wait: float = 30) -> Iterator[Event]:
+        """Every event after ``after`` until the game is over, reconnecting and resuming
+        after the last event seen (by SSE, or by long-polls with ``sse=False``)."""
+        while True:
+            got = False
+            try:
+                if sse:
+                    for event in self.stream_events(game_id, after):
+                        got, after = True, event.seq
+                        yield event
+                else:
+                    page = self.get_events(game_id, after, wait)
+                    for event in page.events:
+                        got, after = True, event.seq
+                        yield event
+            except errors.TransportError:
+                time.sleep(self.backoff)
+                continue
+            # Nothing new and the game is over: done, once a last read finds nothing (the last
+            # events may have landed just before the game ended).
+            if not got and self.get_game(game_id).status == "finished" and not self.get_events(game_id, after).events:
+                return
+
+    # -- plumbing ---------------------------------------------------------
+    def _act(self, path: str, body: dict[str, Any], if_match: int | None, key: str | None) -> GameView:
+        headers = {"Idempotency-Key": key or uuid.uuid4().hex}
+        if if_match is not None:
+            headers["If-Match"] = str(if_match)
+        return GameView.from_json(self._call("POST", path, json=body, headers=headers, retry_safe=True))
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry_safe: bool | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        safe = method == "GET" if retry_safe is None else retry_safe
+        response = self._send(method, path, json=json, params=params, headers=headers, retry_safe=safe, timeout=timeout)
+        return response.json()
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry_safe: bool,
+        stream: bool = False,
+        timeout: float | tuple[float, float] | None = None,
+    ) -> requests.Response:
+        """Send one request, retrying where it is safe; raise the error tree's exception for an error."""
+        all_headers = dict(headers or {})
+        if self.token:
+            all_headers["Authorization"] = f"Bearer {self.token}"
+        url = self.base_url + path
+        attempt = 0
+        while True:
+            try:
+                response = self.session.request(
+                    method,
+                    url,
+                    json=json,
+                    params=params,
+                    headers=all_headers,
+                    timeout=timeout or self.timeout,
+                    stream=stream,
+                )
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                if retry_safe and attempt < self.max_retries:
+                    attempt += 1
+                    time.sleep(self.backoff * 2 ** (attempt - 1))
+                    continue
+                raise errors.TransportError(f"{method} {path}: no answer from {self.base_url} ({exc})") from exc
+            if response.status_code < 400:
+                return response
+            error = errors.error_for(response.status_code, _problem(response))
+            retryable = isinstance(error, errors.RateLimited) or (retry_safe and isinstance(error, errors.Unavailable))
+            if retryable and attempt < self.max_retries:
+                attempt += 1
+                response.close()
+                time.sleep(_retry_after(response, self.backoff * 2 ** (attempt - 1)))
+                continue
+            response.close()
+            raise error
+
+
+def _id(game_id: str) -> str:
+    return quote(game_id, safe="")
+
+
+def _problem(response: requests.Response) -> dict[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        return data
+    return {"detail": f"HTTP {response.status_code}: {response.text[:200]}".strip()}
+
+
+def _retry_after(response: requests.Response, default: float) -> float:
+    raw = response.headers.get("Retry-After", "")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = default
+    return max(0.0, min(seconds, MAX_RETRY_SLEEP))
+
+
+def _parse_sse(lines: Iterable[str]) -> Iterator[Event]:
+    """Events out of a Server-Sent Events stream (comments and ``retry:`` lines skipped)."""
+    import json
+
+    data: list[str] = []
+    for line in lines:
+        if line == "":
+            if data:
+                yield Event.from_json(json.loads("\n".join(data)))
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" "))

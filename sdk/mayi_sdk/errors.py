@@ -1,0 +1,250 @@
+"""The SDK's error tree, mapped from the API's problem codes.
+
+::
+
+    ApiError
+    ├── TransportError              no answer: connection refused, reset, timed out
+    └── ResponseError               the server answered with an error (status_code, code, detail)
+        ├── BadRequest              400  bad_request (not JSON, nested too deep, ...)
+        ├── Unauthorized            401  unauthorized
+        ├── Forbidden               403  forbidden
+        ├── NotFound                404  not_found
+        ├── Conflict                409  the rules forbid this now
+        │   ├── NotYourTurn              not_your_turn
+        │   ├── WrongPhase               wrong_phase
+        │   ├── ClaimsOpen               claims_open (retry_after, closes_at)
+        │   ├── ClaimNotAllowed          claim_not_allowed
+        │   ├── GameOver                 game_over
+        │   ├── GameStarted              game_started
+        │   ├── SeatTaken                seat_taken
+        │   └── GameNotFinished          game_not_finished
+        ├── VersionConflict         412  version_conflict (current_version)
+        ├── RequestTooLarge         413  request_too_large
+        ├── Invalid                 422  malformed, or never allowed by the rules
+        │   ├── ValidationError          validation_error (errors)
+        │   ├── BadCard                  bad_card (a card code that is no card)
+        │   ├── CardNotInHand            card_not_in_hand
+        │   ├── IllegalMeld              illegal_meld
+        │   ├── IllegalLayOff            illegal_lay_off
+        │   ├── IllegalDiscard           illegal_discard
+        │   └── IdempotencyKeyReused     idempotency_key_reused
+        ├── RateLimited             429  rate_limited (retry_after)
+        ├── ServerError             500  internal_error
+        └── Unavailable             503  unavailable, busy (retry_after); the action may have been applied
+
+Every :class:`ResponseError` carries the server's ``detail`` (which names the rule
+or the field that was wrong) as its message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """Base of every error the SDK raises."""
+
+
+class TransportError(ApiError):
+    """The request got no answer (connection refused or reset, a timeout)."""
+
+
+class ResponseError(ApiError):
+    """The server answered with an error (a ``application/problem+json`` body).
+
+    ``status_code`` is the HTTP status, ``code`` the stable problem code, ``detail``
+    the server's words for people, ``problem`` the whole problem body.
+    """
+
+    status: int = 0
+
+    def __init__(self, status_code: int, code: str, detail: str, problem: dict[str, Any] | None = None) -> None:
+        super().__init__(detail)
+        self.status_code = status_code
+        self.code = code
+        self.detail = detail
+        self.problem = problem or {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(status_code={self.status_code}, code={self.code!r}, detail={self.detail!r})"
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds to wait before trying again, when the server said so."""
+        value = self.problem.get("retry_after")
+        return float(value) if isinstance(value, int | float) else None
+
+
+class BadRequest(ResponseError):
+    status = 400
+
+
+class Unauthorized(ResponseError):
+    status = 401
+
+
+class Forbidden(ResponseError):
+    status = 403
+
+
+class NotFound(ResponseError):
+    status = 404
+
+
+class Conflict(ResponseError):
+    """409: the request is well formed, but the rules forbid it now."""
+
+    status = 409
+
+
+class NotYourTurn(Conflict):
+    pass
+
+
+class WrongPhase(Conflict):
+    pass
+
+
+class ClaimsOpen(Conflict):
+    """The stock draw waits for the claim window: ``retry_after`` seconds, until ``closes_at``."""
+
+    @property
+    def closes_at(self) -> float | None:
+        value = self.problem.get("closes_at")
+        return float(value) if isinstance(value, int | float) else None
+
+
+class ClaimNotAllowed(Conflict):
+    pass
+
+
+class GameOver(Conflict):
+    pass
+
+
+class GameStarted(Conflict):
+    pass
+
+
+class SeatTaken(Conflict):
+    pass
+
+
+class GameNotFinished(Conflict):
+    pass
+
+
+class VersionConflict(ResponseError):
+    """412: ``If-Match`` named a version the game has moved past (``current_version``)."""
+
+    status = 412
+
+    @property
+    def current_version(self) -> int | None:
+        value = self.problem.get("current_version")
+        return int(value) if isinstance(value, int) else None
+
+
+class RequestTooLarge(ResponseError):
+    status = 413
+
+
+class Invalid(ResponseError):
+    """422: malformed, or a move the rules never allow."""
+
+    status = 422
+
+
+class ValidationError(Invalid):
+    @property
+    def errors(self) -> list[str]:
+        """Each problem with the request, naming its field."""
+        found = self.problem.get("errors")
+        return [str(e) for e in found] if isinstance(found, list) else [self.detail]
+
+
+class BadCard(Invalid):
+    pass
+
+
+class CardNotInHand(Invalid):
+    pass
+
+
+class IllegalMeld(Invalid):
+    pass
+
+
+class IllegalLayOff(Invalid):
+    pass
+
+
+class IllegalDiscard(Invalid):
+    pass
+
+
+class IdempotencyKeyReused(Invalid):
+    pass
+
+
+class RateLimited(ResponseError):
+    status = 429
+
+
+class ServerError(ResponseError):
+    status = 500
+
+
+class Unavailable(ResponseError):
+    """503: the service could not answer now (its store is unreachable, or the game is
+    too busy). An action answered 503 may still have been applied: the SDK retries it
+    with the same Idempotency-Key, which can never apply it twice."""
+
+    status = 503
+
+
+_BY_CODE: dict[str, type[ResponseError]] = {
+    "not_your_turn": NotYourTurn,
+    "wrong_phase": WrongPhase,
+    "claims_open": ClaimsOpen,
+    "claim_not_allowed": ClaimNotAllowed,
+    "game_over": GameOver,
+    "game_started": GameStarted,
+    "seat_taken": SeatTaken,
+    "game_not_finished": GameNotFinished,
+    "validation_error": ValidationError,
+    "bad_card": BadCard,
+    "card_not_in_hand": CardNotInHand,
+    "illegal_meld": IllegalMeld,
+    "illegal_lay_off": IllegalLayOff,
+    "illegal_discard": IllegalDiscard,
+    "idempotency_key_reused": IdempotencyKeyReused,
+    "version_conflict": VersionConflict,
+}
+
+_BY_STATUS: dict[int, type[ResponseError]] = {
+    cls.status: cls
+    for cls in (
+        BadRequest,
+        Unauthorized,
+        Forbidden,
+        NotFound,
+        Conflict,
+        VersionConflict,
+        RequestTooLarge,
+        Invalid,
+        RateLimited,
+        ServerError,
+        Unavailable,
+    )
+}
+
+
+def error_for(status_code: int, problem: dict[str, Any]) -> ResponseError:
+    """The exception for an error response: by its problem ``code``, else by its status."""
+    code = str(problem.get("code") or "")
+    detail = str(problem.get("detail") or problem.get("title") or f"HTTP {status_code}")
+    cls = _BY_CODE.get(code)
+    if cls is None or (cls.status and cls.status != status_code):
+        cls = _BY_STATUS.get(status_code, ServerError if status_code >= 500 else ResponseError)
+    return cls(status_code, code, detail, problem)

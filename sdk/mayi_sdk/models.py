@@ -1,0 +1,395 @@
+"""Typed results of the API: views, legal moves, melds, events, tables.
+
+Each is a frozen dataclass read from the API's JSON by ``from_json``; fields the
+server adds later are kept, unread, in ``raw``. Card codes stay strings (``"TH"``,
+``"JK"``), as the API writes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    found = data.get(key)
+    return list(found) if isinstance(found, list) else []
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A round's contract: ``books`` and ``runs`` to lay down (``all_cards``: using every card)."""
+
+    books: int
+    runs: int
+    all_cards: bool
+    text: str
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Contract:
+        return cls(
+            int(data.get("books", 0)), int(data.get("runs", 0)), bool(data.get("all_cards")), data.get("text", "")
+        )
+
+
+@dataclass(frozen=True)
+class Round:
+    number: int
+    of: int
+    dealer: int
+    first: int
+    contract: Contract
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Round:
+        return cls(
+            int(data["number"]),
+            int(data["of"]),
+            int(data["dealer"]),
+            int(data["first"]),
+            Contract.from_json(data.get("contract") or {}),
+        )
+
+
+@dataclass(frozen=True)
+class ClaimWindow:
+    """The upcard on offer: who claimed, who passed, who may still answer, and until when."""
+
+    card: str
+    discarder: int | None
+    claims: list[int]
+    passes: list[int]
+    pending: list[int]
+    closes_at: float | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ClaimWindow:
+        return cls(
+            data.get("card", ""),
+            data.get("discarder"),
+            _list(data, "claims"),
+            _list(data, "passes"),
+            _list(data, "pending"),
+            data.get("closes_at"),
+        )
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One seat as everyone sees it."""
+
+    seat: int
+    name: str | None
+    taken: bool
+    hand_count: int
+    down: bool
+    total: int
+    claims_used: int
+    claims_left: int | None
+    absent: bool
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        return cls(
+            int(data["seat"]),
+            data.get("name"),
+            bool(data.get("taken", data.get("name") is not None)),
+            int(data.get("hand_count", 0)),
+            bool(data.get("down", False)),
+            int(data.get("total", 0)),
+            int(data.get("claims_used", 0)),
+            data.get("claims_left"),
+            bool(data.get("absent", False)),
+        )
+
+
+@dataclass(frozen=True)
+class Joker:
+    """A joker in a meld: its ``index`` in the meld's cards and the card it ``stands_for``."""
+
+    index: int
+    stands_for: str
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A meld on the table (``type`` is ``book`` or ``run``; a run's cards low to high)."""
+
+    id: int
+    owner: int
+    type: str
+    cards: list[str]
+    jokers: list[Joker]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Meld:
+        jokers = [Joker(int(j["index"]), j["stands_for"]) for j in _list(data, "jokers")]
+        return cls(int(data["id"]), int(data["owner"]), data["type"], _list(data, "cards"), jokers)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One finished round: who went ``out`` (None: nobody) and each seat's score."""
+
+    round: int
+    out: int | None
+    scores: list[int]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Result:
+        return cls(int(data["round"]), data.get("out"), _list(data, "scores"))
+
+
+#: The endpoint each legal move's ``type`` is sent to (its body is the move itself).
+MOVE_PATHS: dict[str, str] = {
+    "draw": "turn/draw",
+    "discard": "turn/discard",
+    "claim": "claims",
+    "go_down": "melds",
+    "lay_off": "lay-offs",
+}
+
+
+@dataclass(frozen=True)
+class LegalMove:
+    """A move the seat may make now. ``body`` is exactly the request body to send to
+    the endpoint of its ``type`` (see :meth:`mayi_sdk.Client.play`)."""
+
+    type: str
+    body: dict[str, Any]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LegalMove:
+        return cls(data["type"], {k: v for k, v in data.items() if k != "type"})
+
+    @property
+    def path(self) -> str:
+        """The action endpoint under ``/v1/games/{id}/``."""
+        return MOVE_PATHS[self.type]
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.body.items())
+        return f"LegalMove({self.type}{', ' if args else ''}{args})"
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as the caller sees it: public for everyone, ``hand`` and ``legal`` for a seat.
+
+    A waiting table has only the table fields (``round``, ``phase`` and the rest are None).
+    """
+
+    id: str
+    version: int
+    status: str
+    variant: str
+    options: dict[str, Any]
+    rated: bool
+    created_at: float
+    last_event: int
+    seats: list[Seat]
+    seat: int | None = None
+    round: Round | None = None
+    phase: str | None = None
+    turn: int | None = None
+    actor: int | None = None
+    upcard: str | None = None
+    discard_top: str | None = None
+    stock_count: int = 0
+    discard_count: int = 0
+    reshuffles: int = 0
+    claim_window: ClaimWindow | None = None
+    melds: list[Meld] = field(default_factory=list)
+    deadline: float | None = None
+    results: list[Result] = field(default_factory=list)
+    places: list[int] = field(default_factory=list)
+    hand: list[str] = field(default_factory=list)
+    held: str | None = None
+    legal: list[LegalMove] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameView:
+        window = data.get("claim_window")
+        return cls(
+            id=data["id"],
+            version=int(data["version"]),
+            status=data["status"],
+            variant=data["variant"],
+            options=dict(data.get("options") or {}),
+            rated=bool(data.get("rated", False)),
+            created_at=float(data.get("created_at", 0.0)),
+            last_event=int(data.get("last_event", 0)),
+            seats=[Seat.from_json(s) for s in _list(data, "seats")],
+            seat=data.get("seat"),
+            round=Round.from_json(data["round"]) if data.get("round") else None,
+            phase=data.get("phase"),
+            turn=data.get("turn"),
+            actor=data.get("actor"),
+            upcard=data.get("upcard"),
+            discard_top=data.get("discard_top"),
+            stock_count=int(data.get("stock_count", 0)),
+            discard_count=int(data.get("discard_count", 0)),
+            reshuffles=int(data.get("reshuffles", 0)),
+            claim_window=ClaimWindow.from_json(window) if window else None,
+            melds=[Meld.from_json(m) for m in _list(data, "melds")],
+            deadline=data.get("deadline"),
+            results=[Result.from_json(r) for r in _list(data, "results")],
+            places=_list(data, "places"),
+            hand=_list(data, "hand"),
+            held=data.get("held"),
+            legal=[LegalMove.from_json(m) for m in _list(data, "legal")],
+            raw=data,
+        )
+
+    def legal_of(self, kind: str) -> list[LegalMove]:
+        """The legal moves of one ``type`` (``draw``, ``claim``, ``discard``, ``go_down``, ``lay_off``)."""
+        return [m for m in self.legal if m.type == kind]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One entry of a game's log. ``private`` is present only for the seat it concerns."""
+
+    seq: int
+    type: str
+    seat: int | None
+    time: float
+    data: dict[str, Any]
+    private: dict[str, Any] | None = None
+    timeout: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Event:
+        return cls(
+            seq=int(data["seq"]),
+            type=data["type"],
+            seat=data.get("seat"),
+            time=float(data.get("time", 0.0)),
+            data=dict(data.get("data") or {}),
+            private=data.get("private"),
+            timeout=bool(data.get("timeout", False)),
+            raw=data,
+        )
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """Events after a number, and ``last``: the number to pass as ``after`` next time."""
+
+    events: list[Event]
+    last: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EventPage:
+        return cls([Event.from_json(e) for e in _list(data, "events")], int(data["last"]))
+
+
+@dataclass(frozen=True)
+class IssuedSeat:
+    """A seat taken at creation, with its bearer ``token`` (shown only once)."""
+
+    seat: int
+    name: str
+    token: str
+
+
+@dataclass(frozen=True)
+class CreatedGame:
+    game_id: str
+    seats: list[IssuedSeat]
+    game: GameView
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CreatedGame:
+        seats = [IssuedSeat(int(s["seat"]), s["name"], s["token"]) for s in _list(data, "seats")]
+        return cls(data["game_id"], seats, GameView.from_json(data["game"]))
+
+
+@dataclass(frozen=True)
+class TakenSeat:
+    """A seat taken with :meth:`mayi_sdk.Client.take_seat`: its number and token (shown only once)."""
+
+    seat: int
+    token: str
+    game: GameView
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TakenSeat:
+        return cls(int(data["seat"]), data["token"], GameView.from_json(data["game"]))
+
+
+@dataclass(frozen=True)
+class GameSummary:
+    """A table in a listing."""
+
+    id: str
+    variant: str
+    status: str
+    seats: int
+    names: list[str | None]
+    rated: bool
+    created_at: float
+    version: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameSummary:
+        return cls(
+            data["id"],
+            data["variant"],
+            data["status"],
+            int(data["seats"]),
+            _list(data, "names"),
+            bool(data.get("rated", False)),
+            float(data.get("created_at", 0.0)),
+            int(data.get("version", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class GamePage:
+    games: list[GameSummary]
+    page: int
+    page_size: int
+    total: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GamePage:
+        games = [GameSummary.from_json(g) for g in _list(data, "games")]
+        return cls(games, int(data["page"]), int(data["page_size"]), int(data["total"]))
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A finished game: every event with every private detail, and the shuffles' seed."""
+
+    id: str
+    variant: str
+    options: dict[str, Any]
+    names: list[str | None]
+    seed: str
+    totals: list[int]
+    events: list[Event]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Replay:
+        return cls(
+            data["id"],
+            data["variant"],
+            dict(data.get("options") or {}),
+            _list(data, "names"),
+            data["seed"],
+            _list(data, "totals"),
+            [Event.from_json(e) for e in _list(data, "events")],
+        )
+
+
+@dataclass(frozen=True)
+class Health:
+    status: str
+    redis: bool
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Health:
+        return cls(str(data.get("status", "")), bool(data.get("redis", False)))

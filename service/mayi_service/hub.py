@@ -1,0 +1,104 @@
+"""Shared waits for new events: one ``XREAD BLOCK`` per game and process, however many
+clients wait on that game.
+
+Every waiting long-poll and open event stream waits for the next event of one game.
+Giving each its own blocking read would cost each a Redis connection (about 40 KB
+in the API process, and a client slot in Redis) for as long as it waits. Instead,
+the first waiter on a game starts a reader (a greenlet under gevent, a thread
+otherwise) that blocks in ``XREAD`` on the game's event stream and wakes every
+waiter of that game when an event arrives; the reader stops once nobody waits.
+Waiters then read the events themselves, as any request does.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+import redis
+
+log = logging.getLogger(__name__)
+
+#: How long one blocking read of a reader lasts; a reader with no waiters left stops
+#: within this time.
+READ_BLOCK_SECONDS = 10.0
+
+
+class _Watch:
+    """The reader of one event stream and what it has seen."""
+
+    def __init__(self, hub: EventHub, key: str, after: int) -> None:
+        self.hub = hub
+        self.key = key
+        #: The highest event number seen in the stream (or the first waiter's ``after``).
+        self.latest = after
+        self.waiters = 0
+        self.error: Exception | None = None
+        self.changed = threading.Condition()
+        self.thread = threading.Thread(target=self._read, name=f"events {key}", daemon=True)
+
+    def _read(self) -> None:
+        hub = self.hub
+        try:
+            while True:
+                with hub.lock:
+                    if self.waiters == 0:
+                        del hub.watches[self.key]
+                        return
+                found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=hub.block_ms)
+                if found:
+                    last_id = found[0][1][-1][0]
+                    seq = int((last_id.decode() if isinstance(last_id, bytes) else str(last_id)).split("-")[0])
+                    with self.changed:
+                        self.latest = max(self.latest, seq)
+                        self.changed.notify_all()
+        except Exception as exc:  # Redis went away: every waiter gets the error
+            log.warning("reading events of %s: %s", self.key, exc)
+            with hub.lock:
+                if hub.watches.get(self.key) is self:
+                    del hub.watches[self.key]
+            with self.changed:
+                self.error = exc
+                self.changed.notify_all()
+
+
+class EventHub:
+    """Waits for events above a number, shared per stream key (see the module docstring)."""
+
+    def __init__(self, client: redis.Redis, block_seconds: float = READ_BLOCK_SECONDS) -> None:
+        self.r = client
+        self.block_ms = max(1, int(block_seconds * 1000))
+        self.lock = threading.Lock()
+        self.watches: dict[str, _Watch] = {}
+
+    def wait(self, key: str, after: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for an entry numbered above ``after`` in the
+        stream ``key``; ``True`` if there is one. Raises the reader's Redis error."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            watch = self.watches.get(key)
+            start = watch is None
+            if watch is None:
+                watch = self.watches[key] = _Watch(self, key, after)
+            watch.waiters += 1
+        if start:
+            watch.thread.start()
+        try:
+            with watch.changed:
+                while watch.latest <= after:
+                    if watch.error is not None:
+                        raise watch.error
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        return False
+                    watch.changed.wait(left)
+                return True
+        finally:
+            with self.lock:
+                watch.waiters -= 1
+
+    def readers(self) -> int:
+        """Streams being read now (one Redis connection each)."""
+        with self.lock:
+            return len(self.watches)

