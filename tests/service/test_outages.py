@@ -62,6 +62,27 @@ def _check_recovered(url: str, game_id: str, acked: list[tuple[str, str, str, di
     assert _version(url, game_id) >= acked[-1][4]["version"]
 
 
+def _long_poll_answers(url: str, game_id: str, tokens: list[str]) -> None:
+    """A long-poll waiting for the next event gets it (waits work again after the outage)."""
+    import threading
+
+    last = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": 0}, timeout=30).json()["last"]
+    answers: list[Any] = []
+
+    def poll() -> None:
+        answers.append(requests.get(f"{url}/v1/games/{game_id}/events", params={"after": last, "wait": 30}, timeout=90))
+
+    waiting = threading.Thread(target=poll)
+    waiting.start()
+    try:
+        token, path, body = next_move(url, game_id, tokens)
+        assert act(url, game_id, token, path, body).status_code == 200
+    finally:
+        waiting.join(120)
+    assert answers and answers[0].status_code == 200, answers and answers[0].text
+    assert answers[0].json()["events"] and answers[0].json()["events"][0]["seq"] == last + 1
+
+
 def _clock_runs(url: str) -> bool:
     """A game with one-second clocks is played by the job worker (nobody else acts on it)."""
     game_id, _ = create_game(url, seats=2, claim_seconds=1, turn_seconds=1)
@@ -97,6 +118,7 @@ def test_with_redis_url_the_api_and_the_worker_reconnect_after_redis_is_killed(t
             assert retried.status_code == 200, retried.text
             assert retried.json()["version"] == acked[-1][4]["version"] + 1
             assert act(served.url, game_id, token, path, body, key).json() == retried.json()
+            _long_poll_answers(served.url, game_id, tokens)
             assert _clock_runs(served.url), "the job worker did not recover by itself"
             assert served.proc.poll() is None
             assert served.stop() == 0, served.stderr()
@@ -118,6 +140,7 @@ def test_the_embedded_redis_killed_mid_game_is_restarted_from_its_aof(tmp_path: 
         _check_recovered(served.url, game_id, acked)
         more = _play(served.url, game_id, tokens, 2)
         assert more[-1][4]["version"] == acked[-1][4]["version"] + 2
+        _long_poll_answers(served.url, game_id, tokens)
         assert _clock_runs(served.url), "the job worker did not recover"
         assert served.stop() == 0, served.stderr()
     assert wait_until(lambda: not redis_servers_in(data), RECOVER_SECONDS)
