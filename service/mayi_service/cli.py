@@ -183,9 +183,9 @@ def serve(host: str, port: int, workers: int, connections: int | None, threads: 
         run_api(host, port, workers, connections or conf.worker_connections)
     finally:
         supervisor.stop()
-    if gave_up:
-        click.echo(f"mayi serve: {gave_up[0]} keeps dying; stopping (exit status 3)", err=True)
-        raise SystemExit(3)
+        if gave_up:  # gunicorn exits with status 0 on the SIGTERM: say why, and exit with 3
+            click.echo(f"mayi serve: {gave_up[0]} keeps dying; stopping (exit status 3)", err=True)
+            raise SystemExit(3)
 
 
 @main.command()

@@ -132,20 +132,20 @@ class Supervisor:
         # Leaving this thread sends the parent-death signal to any child still running.
 
     def _restart(self, child: Child) -> None:
+        """Start ``child`` again; a start that fails counts as one more death."""
         assert child.proc is not None
         log.error("%s exited with %s; starting it again", child.name, child.proc.returncode)
-        now = time.monotonic()
-        while child.restarts and child.restarts[0] < now - RESTART_WINDOW:
-            child.restarts.popleft()
-        if len(child.restarts) >= MAX_RESTARTS:
-            log.critical("%s died %d times within %.0f s: giving up", child.name, MAX_RESTARTS, RESTART_WINDOW)
-            child.proc = None
-            self.on_give_up(child.name)
-            return
-        child.restarts.append(now)
-        try:
-            child.proc = child.start()
-        except Exception:
-            log.exception("starting %s again", child.name)
-            child.proc = None
-            self.on_give_up(child.name)
+        child.proc = None
+        while child.proc is None:
+            now = time.monotonic()
+            while child.restarts and child.restarts[0] < now - RESTART_WINDOW:
+                child.restarts.popleft()
+            if len(child.restarts) >= MAX_RESTARTS:
+                log.critical("%s died %d times within %.0f s: giving up", child.name, MAX_RESTARTS, RESTART_WINDOW)
+                self.on_give_up(child.name)
+                return
+            child.restarts.append(now)
+            try:
+                child.proc = child.start()
+            except Exception as exc:
+                log.error("starting %s again failed: %s", child.name, exc)

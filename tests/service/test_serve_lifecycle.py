@@ -129,3 +129,23 @@ def test_a_data_directory_served_by_a_live_service_is_refused(tmp_path: Path) ->
         assert healthy(served.url), "the refusal leaves the running service alone"
         assert len(redis_servers_in(data)) == 1
         assert served.stop() == 0, served.stderr()
+
+
+def test_an_embedded_redis_that_keeps_dying_stops_the_service_with_status_3(tmp_path: Path) -> None:
+    """Restarted up to 5 times a minute; after that ``mayi serve`` exits non-zero for a
+    supervisor (or a person) to look at, rather than serving 503 for ever."""
+    data = tmp_path / "data"
+    with mayi_serve(tmp_path, {"MAYI_DATA_DIR": str(data)}) as served:
+        served.wait_ready()
+        killed: set[int] = set()
+        end = time.monotonic() + 120
+        while served.proc.poll() is None and time.monotonic() < end:
+            for pid in redis_servers_in(data):
+                if pid not in killed:
+                    killed.add(pid)
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.05)
+        assert served.proc.wait(STOP_SECONDS) == 3, served.stderr()
+        assert "keeps dying" in served.stderr()
+        assert len(killed) == 6, "the first and five restarts"
+        assert wait_until(lambda: not processes_in(tmp_path), RECOVER_SECONDS), processes_in(tmp_path)
