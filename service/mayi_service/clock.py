@@ -172,10 +172,11 @@ def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) ->
             log.warning("job worker: Redis is unreachable (%s)", exc)
         if burst or (worker is not None and worker._shutdown_requested_date is not None):
             return
-        log.warning("job worker: stopped by a Redis failure; starting again once Redis answers")
+        log.warning("job worker: RQ's worker stopped (Redis failed?); starting a new one once Redis answers")
         # The stopped worker's signal handlers would raise into the wait: stop plainly instead.
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        time.sleep(1.0)  # never a busy loop, whatever stopped it
         _wait_for_redis(connection)
 
 
