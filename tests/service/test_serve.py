@@ -38,7 +38,7 @@ def play_a_little(url: str) -> str:
                 "options": {"claim_seconds": 600, "turn_seconds": 600},
                 "players": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}],
             },
-            timeout=10,
+            timeout=60,
         )
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
@@ -51,20 +51,20 @@ def play_a_little(url: str) -> str:
             f"{url}/v1/games/{game_id}/claims",
             json={"claim": False},
             headers={"Authorization": f"Bearer {tokens[0]}"},
-            timeout=10,
+            timeout=60,
         )
         assert moved.status_code == 200, moved.text
         assert moved.json()["version"] == 2 and moved.json()["actor"] == 1
 
-        seen = http.get(f"{url}/v1/games/{game_id}", timeout=10)
+        seen = http.get(f"{url}/v1/games/{game_id}", timeout=60)
         assert seen.status_code == 200 and seen.json()["actor"] == 1
         assert "hand" not in seen.json()
 
-        docs = http.get(url + "/docs/", timeout=10)
+        docs = http.get(url + "/docs/", timeout=60)
         assert docs.status_code == 200 and "swagger" in docs.text.lower()
         assert_no_cdn(docs.text)
-        assert http.get(url + "/docs/swagger-ui-bundle.js", timeout=10).status_code == 200
-        spec = http.get(url + "/openapi.json", timeout=10)
+        assert http.get(url + "/docs/swagger-ui-bundle.js", timeout=60).status_code == 200
+        spec = http.get(url + "/openapi.json", timeout=60)
         assert spec.status_code == 200
         assert "/v1/games/{game_id}/claims" in spec.json()["paths"]
         return str(game_id)
@@ -93,7 +93,7 @@ def test_serve_on_embedded_redis(tmp_path: Path) -> None:
     # The data survives a restart on the same data directory.
     with mayi_serve(tmp_path, {"MAYI_DATA_DIR": str(data)}) as again:
         again.wait_ready()
-        seen = requests.get(f"{again.url}/v1/games/{game_id}", timeout=10)
+        seen = requests.get(f"{again.url}/v1/games/{game_id}", timeout=60)
         assert seen.status_code == 200, seen.text
         assert seen.json()["version"] == 2 and seen.json()["actor"] == 1
         assert again.stop() == 0, again.stderr()
