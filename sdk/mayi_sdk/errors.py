@@ -17,7 +17,8 @@
         │   ├── GameOver                 game_over
         │   ├── GameStarted              game_started
         │   ├── SeatTaken                seat_taken
-        │   └── GameNotFinished          game_not_finished
+        │   ├── GameNotFinished          game_not_finished
+        │   └── TooManyOpenTables        too_many_open_tables (limit)
         ├── VersionConflict         412  version_conflict (current_version)
         ├── RequestTooLarge         413  request_too_large
         ├── Invalid                 422  malformed, or never allowed by the rules
@@ -134,6 +135,10 @@ class GameNotFinished(Conflict):
     pass
 
 
+class TooManyOpenTables(Conflict):
+    """This address has as many waiting or playing tables as the service allows (``limit``)."""
+
+
 class VersionConflict(ResponseError):
     """412: ``If-Match`` named a version the game has moved past (``current_version``)."""
 
@@ -212,6 +217,7 @@ _BY_CODE: dict[str, type[ResponseError]] = {
     "game_started": GameStarted,
     "seat_taken": SeatTaken,
     "game_not_finished": GameNotFinished,
+    "too_many_open_tables": TooManyOpenTables,
     "validation_error": ValidationError,
     "bad_card": BadCard,
     "card_not_in_hand": CardNotInHand,
