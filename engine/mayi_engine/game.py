@@ -336,6 +336,8 @@ def _claim_refusal(s: State, seat: int) -> str | None:
     The one source of truth for who may claim or pass; the claim window's clock is
     checked by the moves themselves.
     """
+    if s.phase is Phase.PLAY:
+        return "drawn"
     if s.phase is not Phase.DRAW:
         return "no_upcard"
     if seat == s.turn:
@@ -352,6 +354,11 @@ def _claim_refusal(s: State, seat: int) -> str | None:
 
 _CLAIM_REFUSALS = {
     "no_upcard": ("wrong_phase", "There is no upcard on offer to {what} now"),
+    "drawn": (
+        "claim_not_allowed",
+        "Claim not allowed: the claim window closed when seat {turn} drew, so there is no upcard to {what} "
+        "(an unanswered claim is a pass); the next upcard comes with seat {turn}'s discard",
+    ),
     "on_turn": (
         "claim_not_allowed",
         "You are on turn: take the upcard with a draw from the discard pile instead of a {what}",
@@ -421,14 +428,19 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
 def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
     """Refuse a claim or pass by ``seat`` (``now`` is None for the service's timed-out passes)."""
     reason = _claim_refusal(s, seat)
-    if reason is None and now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at:
+    closes = s.claim_closes_at
+    if reason in (None, "answered") and now is not None and closes is not None and now >= closes:
         raise IllegalMoveError(
             "claim_not_allowed",
-            f"The claim window on the {card_name(s.discard[-1])} has closed: an unanswered claim is a pass",
+            f"Claim not allowed: the claim window on the {card_name(s.discard[-1])} closed at {closes:g} "
+            f"({now - closes:.1f} s ago): an unanswered claim is a pass",
+            closes_at=closes,
         )
     if reason is not None:
         code, text = _CLAIM_REFUSALS[reason]
-        raise IllegalMoveError(code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit))
+        raise IllegalMoveError(
+            code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn)
+        )
 
 
 def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
@@ -452,6 +464,8 @@ def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = 
     _check_claimant(s, seat, "pass", None if timeout else now)
     s.passes = (*s.passes, seat)
     events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
+    if timeout:  # an unanswered claim is a pass, and a timeout toward absence
+        _count_timeout(s, seat, events)
 
 
 def _mark(event: Event, timeout: bool) -> Event:
@@ -870,14 +884,17 @@ def timeout_discard(state: State, seat: int) -> int:
     """The card the service discards for a seat out of time: its highest-scoring
     card that it could not lay off (the highest card if it could lay off them all).
 
-    Whether a card could be laid off is judged by the melds on the table, even when
-    laying off is not allowed this very turn (the hold rule, May I's go-down turn):
-    the seat keeps what it can lay off later (docs/rules.md, E22).
+    What the seat could lay off is judged by the rules in force on this turn
+    (docs/rules.md, E22): nothing on the turn it went down where the variant forbids
+    that (May I), nothing while discarding the first upcard, and never the card taken
+    from the discard pile this turn under the hold rule.
     """
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.down[seat]:
-        fitting = {part.cards[0] for part in _single_lay_offs(state.melds, counts_of(hand), state.rules)}
+    if state.phase is Phase.PLAY and state.down[seat] and (not state.went_down or state.rules.lay_off_on_go_down_turn):
+        fitting = {
+            c for move in _legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
+        }
     score = state.rules.card_score
     pool = [c for c in hand if c not in fitting] or list(hand)
     return max(pool, key=lambda c: (score(c), c))

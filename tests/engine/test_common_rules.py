@@ -532,7 +532,7 @@ def test_an_unanswered_claim_is_a_pass_at_the_deadline() -> None:
     s, _ = act(s, 1, Claim(), now=3.0)
     s, events = act(s, None, Timeout(), now=15.0)
     assert [(e["type"], e["seat"], e.get("timeout")) for e in events] == [("passed", 2, True)]
-    assert s.timeouts == (0, 0, 0)  # claim answers are not counted towards absence
+    assert s.timeouts == (0, 0, 1)  # an unanswered claim is a timeout toward absence
     assert s.phase is Phase.DRAW and pending_claimants(s) == [] and deadline(s) == 60.0
     s, events = act(s, 0, DrawStock(), now=16.0)
     assert of_kind(events, "claim_won")[0]["seat"] == 1
@@ -540,9 +540,20 @@ def test_an_unanswered_claim_is_a_pass_at_the_deadline() -> None:
 
 def test_a_claim_after_the_window_closed_is_refused() -> None:
     s = table(SHANGHAI, 3, upcard="9S")
-    refused(s, 1, Claim(), "claim_not_allowed", "has closed", "nine of spades", now=15.0)
+    refused(s, 1, Claim(), "claim_not_allowed", "window on the nine of spades closed at 15", now=15.0)
     s, _ = act(s, 1, Claim(), now=14.0)
     assert s.claims == (1,)
+
+
+def test_a_claim_after_the_clock_passed_for_the_seat_says_the_window_closed() -> None:
+    """The service plays the due timeouts before a late claim: the seat has been passed
+    by the clock, and the answer names the closed window (not "already answered")."""
+    s = table(SHANGHAI, 3, upcard="9S")
+    s, _ = act(s, None, Timeout(), now=16.0)
+    assert s.passes == (1, 2)
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window on the nine of spades closed at 15", now=16.0)
+    s, _ = act(s, 0, DrawStock(), now=17.0)
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window closed when seat 0 drew", now=18.0)
 
 
 def test_an_undrawn_turn_draws_from_the_stock() -> None:
@@ -598,32 +609,22 @@ def test_the_timeout_discard_when_every_card_fits_is_the_highest() -> None:
 
 
 def test_three_timeouts_in_a_row_make_a_seat_absent_and_acting_again_clears_it() -> None:
+    """Turn decisions and unanswered claims both count: an unanswered claim is a pass,
+    and a timeout toward absence (docs/rules.md, E2)."""
     s = table(SHANGHAI, 3, hands=["KS QS"], upcard="9S")
-    s, _ = act(s, None, Timeout(), now=15.0)  # claims: seats 1 and 2 pass (not counted)
+    s, _ = act(s, None, Timeout(), now=15.0)  # claims: seats 1 and 2 pass: 1 each
+    assert s.timeouts == (0, 1, 1)
     s, _ = act(s, None, Timeout(), now=60.0)  # seat 0 draws: 1
     s, _ = act(s, None, Timeout(), now=120.0)  # seat 0 discards: 2
-    assert s.timeouts == (2, 0, 0) and s.absent == (False,) * 3
-    # Seats 1 and 2 play their turns; seat 0's claim answers time out (not counted).
-    s, _ = act(s, 2, Pass(), now=121.0)
-    s, _ = act(s, None, Timeout(), now=135.0)
-    s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=136.0)
-    s, _ = act(s, 1, Pass(), now=137.0)
-    s, _ = act(s, None, Timeout(), now=151.0)
-    s, _ = acts(s, (2, DrawStock()), (2, discard(hand_of(s, 2)[0])), now=152.0)
-    s = pass_all(s, now=153.0)
-    assert s.turn == 0 and s.timeouts == (2, 0, 0) and deadline(s) == 212.0
-    s, events = act(s, None, Timeout(), now=212.0)  # the third: seat 0 is absent and played at once
-    assert [(e["type"], e["seat"]) for e in events] == [
-        ("seat_absent", 0),
-        ("drew", 0),
-        ("discarded", 0),
-        ("passed", 0),  # its own discard (Shanghai lets it buy back): answered at once
-    ]
-    assert all(e.get("timeout") for e in events[1:])
-    assert s.absent == (True, False, False) and s.timeouts[0] == 4
+    assert s.timeouts == (2, 1, 1) and s.absent == (False,) * 3
+    s, _ = act(s, 2, Pass(), now=121.0)  # seat 2 acts: its count starts again
+    assert s.timeouts == (2, 1, 0)
+    s, events = act(s, None, Timeout(), now=135.0)  # seat 0's claim on its own discard: the third
+    assert [(e["type"], e["seat"]) for e in events] == [("passed", 0), ("seat_absent", 0)]
+    assert events[0].get("timeout")
+    assert s.absent == (True, False, False) and s.timeouts == (3, 1, 0)
     assert player_view(s)["seats"][0]["absent"] is True
     # An absent claimant is passed at once.
-    s, _ = act(s, 2, Pass(), now=213.0)
     s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=214.0)
     assert pending_claimants(s) == [0, 1] and deadline(s) == 214.0
     s, events = act(s, None, Timeout(), now=214.0)
@@ -638,7 +639,7 @@ def test_three_timeouts_in_a_row_make_a_seat_absent_and_acting_again_clears_it()
     assert deadline(s) == 216.0  # then at once
     s, events = act(s, None, Timeout(), now=217.0)
     assert [(e["type"], e["seat"]) for e in events] == [("drew", 0), ("discarded", 0), ("passed", 0)]
-    assert s.timeouts[0] == 6 and s.absent[0]
+    assert s.timeouts[0] == 7 and s.absent[0]
     # Acting again clears it.
     s, _ = act(s, 2, Pass(), now=218.0)
     s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=219.0)

@@ -223,7 +223,7 @@ def test_claim_refusals() -> None:
     refused(s, 2, Claim(), "claim_not_allowed", "already answered")
     refused(s, 2, Pass(), "claim_not_allowed", "already answered")
     s, _ = act(s, 1, DrawStock())
-    refused(s, 2, Claim(), "wrong_phase", "no upcard on offer")
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window closed when seat 1 drew")
 
 
 def test_cards_gained_out_of_turn_change_nothing_else() -> None:

@@ -155,7 +155,7 @@ def test_buy_refusals() -> None:
     refused(s, 0, Claim(), "claim_not_allowed", "already answered")
     s, _ = act(s, 2, Pass())
     s, _ = act(s, 1, DrawStock())
-    refused(s, 2, Claim(), "wrong_phase", "no upcard on offer")
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window closed when seat 1 drew")
 
 
 # ---------------------------------------------------------------------------
