@@ -18,22 +18,18 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
+from .contracts import match_goal
 from .errors import ConfigError, IllegalMoveError, MayIError
-from .melds import BOOK, RUN, Meld, candidate_cards, lay_off_card, lay_off_options, meld_json, read_meld
+from .melds import Meld, lay_off_card, meld_json, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
-from .rules import Contract, Rules
-from .solver import find_contract
+from .rules import Rules
 from .state import Phase, RoundResult, State
 
 Event = dict[str, Any]
-
-#: Most decisions one Timeout move plays (absent seats are played at once) before returning.
-MAX_TIMEOUT_STEPS = 500
 
 
 # ---------------------------------------------------------------------------
@@ -224,7 +220,9 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     s.moves += 1
     events: list[Event] = []
     if isinstance(move, Timeout):
-        _timeout(s, now, events)
+        from .clocks import play_timeouts  # clocks builds on the moves of this module
+
+        play_timeouts(s, now, events)
         return s, events
     if seat is None or not 0 <= seat < s.players:
         raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
@@ -593,7 +591,7 @@ def _go_down(
     all_cards = [c for m in melds for c in m]
     rest = _take_from_hand(s, seat, all_cards)
     readings = [read_meld(m, rules) for m in melds]
-    goal, contract, chosen = _match_goal(s, seat, readings, melds)
+    goal, contract, chosen = match_goal(s, seat, readings, melds)
     if contract.all_cards:
         spare = 1 if rules.out_by_discard else 0
         if len(rest) - sum(len(p.cards) for p in lay_offs) > spare:
@@ -621,84 +619,6 @@ def _go_down(
         _lay_off(s, seat, lay_offs, now, events, code="illegal_meld")
         return
     _after_play(s, seat, now, events)
-
-
-def goals_for(state: State, seat: int) -> list[tuple[int, Contract]]:
-    """The contracts ``seat`` may go down with now, as ``(goal, contract)``: the round's
-    own, or with the free goal order every goal (a round's contract) it has not met yet,
-    under this round's all-cards rule."""
-    rules = state.rules
-    current = rules.rounds[state.round - 1].contract
-    if not rules.free_goal_order:
-        return [(state.round - 1, current)]
-    done = state.goals_done[seat]
-    return [
-        (i, replace(spec.contract, all_cards=current.all_cards)) for i, spec in enumerate(rules.rounds) if i not in done
-    ]
-
-
-def _match_goal(
-    s: State, seat: int, readings: list[list[tuple[str, int, int]]], melds: tuple[tuple[int, ...], ...]
-) -> tuple[int, Contract, list[tuple[str, int, int]]]:
-    """The goal that ``melds`` meet, its contract, and how each meld reads (book or run)."""
-    goals = goals_for(s, seat)
-    first: IllegalMoveError | None = None
-    for goal, contract in goals:
-        want = (
-            f"Round {s.round}'s contract is {contract.describe()}"
-            if len(goals) == 1
-            else f"The goal {contract.describe()}"
-        )
-        try:
-            return goal, contract, _match_contract(readings, melds, contract, s.rules, want)
-        except IllegalMoveError as exc:
-            first = first or exc
-    if len(goals) == 1 and first is not None:
-        raise first
-    left = "; ".join(c.describe() for _, c in goals)
-    raise IllegalMoveError(
-        "illegal_meld", f"These melds meet none of your goals not yet met ({left}): lay down exactly one of them"
-    )
-
-
-def _match_contract(
-    readings: list[list[tuple[str, int, int]]],
-    melds: tuple[tuple[int, ...], ...],
-    contract: Contract,
-    rules: Rules,
-    want: str,
-) -> list[tuple[str, int, int]]:
-    if len(melds) != contract.books + contract.runs:
-        raise IllegalMoveError(
-            "illegal_meld",
-            f"{want}: lay down exactly {contract.books + contract.runs} melds, not {len(melds)}",
-        )
-    problem = ""
-    for choice in _product(readings):
-        books = [r for r in choice if r[0] == BOOK]
-        runs = [r for r in choice if r[0] == RUN]
-        if len(books) != contract.books or len(runs) != contract.runs:
-            problem = problem or f"{want}; you laid down {_count_words(len(books), len(runs))}"
-            continue
-        if len({r[2] for r in runs}) < len(runs):
-            problem = f"{want}: two runs of one contract must be of different suits"
-            continue
-        if rules.distinct_book_ranks and len({r[1] for r in books}) < len(books):
-            problem = f"{want}: in {rules.title} the books of one contract must be of different ranks"
-            continue
-        return list(choice)
-    raise IllegalMoveError("illegal_meld", problem)
-
-
-def _count_words(books: int, runs: int) -> str:
-    return f"{books} book{'s' if books != 1 else ''} and {runs} run{'s' if runs != 1 else ''}"
-
-
-def _product(options: list[list[tuple[str, int, int]]]) -> list[tuple[tuple[str, int, int], ...]]:
-    out: list[tuple[tuple[str, int, int], ...]] = [()]
-    for opts in options:
-        out = [(*prefix, o) for prefix in out for o in opts]
-    return out
 
 
 def _lay_off(
@@ -821,98 +741,7 @@ def standings(state: State) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
-# Clocks (RULES-SPEC §9)
-
-
-def deadline(state: State) -> float | None:
-    """When the next decision times out (a :class:`Timeout` move is then due)."""
-    s = state
-    if s.phase is Phase.FINISHED:
-        return None
-    times = []
-    if s.turn_deadline is not None:
-        times.append(s.turn_deadline)
-    waiting = False  # a present seat may still answer the upcard
-    if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-        pending = pending_claimants(s)
-        waiting = any(not s.absent[p] for p in pending)
-        if any(s.absent[p] for p in pending):
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
-        elif pending:
-            times.append(s.claim_closes_at)
-    if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
-        # An absent seat is played at once (from when its decision started), but its stock
-        # draw still waits for the present seats' answers to the upcard.
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
-        else:
-            times.append(s.turn_deadline - s.rules.turn_seconds)
-    return min(times) if times else None
-
-
-def _timeout(s: State, now: float, events: list[Event]) -> None:
-    acted = False
-    for _ in range(MAX_TIMEOUT_STEPS):
-        if s.phase is Phase.FINISHED:
-            break
-        actor = s.actor
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            for p in _pending(s):
-                if now >= s.claim_closes_at or s.absent[p]:
-                    _pass(s, p, now, events, timeout=True)
-                    acted = True
-        due = s.absent[actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
-        if not due:
-            break
-        if s.phase is Phase.DRAW:
-            if _pending(s):
-                break  # a present seat may still answer (claim window longer than the turn clock)
-            _count_timeout(s, actor, events)
-            _draw_stock(s, actor, now, events, timeout=True)
-        elif s.phase is Phase.FIRST_OFFER:
-            _count_timeout(s, actor, events)
-            _pass(s, actor, now, events, timeout=True)
-        else:
-            _count_timeout(s, actor, events)
-            _discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
-        acted = True
-    if not acted:
-        raise IllegalMoveError("not_due", "No deadline has passed yet")
-
-
-def timeout_discard(state: State, seat: int) -> int:
-    """The card the service discards for a seat out of time: its highest-scoring
-    card that it could not lay off (the highest card if it could lay off them all).
-
-    What the seat could lay off is judged by the rules in force on this turn
-    (docs/rules.md, E22): nothing on the turn it went down where the variant forbids
-    that (May I), nothing while discarding the first upcard, and never the card taken
-    from the discard pile this turn under the hold rule.
-    """
-    hand = state.hands[seat]
-    fitting: set[int] = set()
-    if state.phase is Phase.PLAY and state.down[seat] and (not state.went_down or state.rules.lay_off_on_go_down_turn):
-        fitting = {
-            c for move in _legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
-        }
-    score = state.rules.card_score
-    pool = [c for c in hand if c not in fitting] or list(hand)
-    return max(pool, key=lambda c: (score(c), c))
-
-
-def seat_returns(state: State, seat: int) -> tuple[State, list[Event]]:
-    """``seat`` is acting again: clear its timeouts and its absence (RULES-SPEC §9).
-
-    :func:`play` does this for every move of the seat itself; the service calls it
-    first, before it plays the decisions that are due, so that an absent seat's own
-    request is not pre-empted by the service playing for it.
-    """
-    if not state.absent[seat] and not state.timeouts[seat]:
-        return state, []
-    s = state.clone()
-    events: list[Event] = []
-    _seat_returns(s, seat, events)
-    return s, events
+# Timeouts and absence, counted as moves are played
 
 
 def _count_timeout(s: State, seat: int, events: list[Event]) -> None:
@@ -927,122 +756,3 @@ def _seat_returns(s: State, seat: int, events: list[Event]) -> None:
         events.append(_event("seat_returned", seat))
     s.timeouts = _bump(s.timeouts, seat, -s.timeouts[seat])
     s.absent = _flag(s.absent, seat, False)
-
-
-# ---------------------------------------------------------------------------
-# Legal moves
-
-
-def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]:
-    """Every move ``seat`` may make now.
-
-    Lay-offs are listed one card at a time (with each joker end that may be
-    chosen); several may also be sent in one request. Going down is listed with
-    one arrangement that meets the contract, if the hand can. Where the variant
-    forbids keeping a single card, the plays that go out with two cards at once
-    are listed too. ``now`` matters for the stock draw while claims are open.
-    """
-    key = (seat, now if state.phase is Phase.DRAW else None)
-    cached: list[Move] | None = state._legal.get(key)
-    if cached is not None:
-        return cached
-    moves = _legal_moves(state, seat, now)
-    state._legal[key] = moves
-    return moves
-
-
-def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
-    phase = s.phase
-    if phase is Phase.FINISHED:
-        return []
-    if phase is Phase.FIRST_OFFER:
-        return [Claim(), Pass()] if seat == s.actor else []
-    if phase is Phase.DRAW:
-        if seat != s.turn:
-            closed = now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at
-            return [] if closed or not is_eligible(s, seat) else [Claim(), Pass()]
-        moves: list[Move] = [TakeDiscard()]
-        pending = pending_claimants(s)
-        if not pending or (now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at):
-            moves.append(DrawStock())
-        return moves
-    if seat != s.actor:
-        return []
-    hand = s.hands[seat]
-    rules = s.rules
-    distinct = sorted(set(hand))
-    if phase is Phase.FIRST_DISCARD:
-        return [Discard(c) for c in distinct]
-    out: list[Move] = []
-    if len(hand) > 1 or rules.out_by_discard:
-        out = [Discard(c) for c in distinct]
-    if not s.down[seat]:
-        out.extend(_legal_go_down(s, seat))
-    elif not s.went_down or rules.lay_off_on_go_down_turn:
-        out.extend(_legal_lay_offs(s, seat))
-    return out
-
-
-def _legal_go_down(s: State, seat: int) -> list[Move]:
-    """One way to go down with each goal the hand can meet now (usually: the round's contract)."""
-    return [move for _, contract in goals_for(s, seat) for move in _legal_go_down_with(s, seat, contract)]
-
-
-def _legal_go_down_with(s: State, seat: int, contract: Contract) -> list[Move]:
-    rules = s.rules
-    hand = s.hands[seat]
-    if len(hand) < contract.min_cards:
-        return []
-    plan = find_contract(hand, contract, rules)
-    if plan is None:
-        return []
-    if contract.all_cards or rules.out_by_discard or len(hand) != contract.min_cards + 1:
-        return [GoDown(tuple(cards for _, cards in plan))]
-    # Keeping one card is refused here: go out with it, in longer melds or laid off on the table.
-    full = find_contract(hand, Contract(contract.books, contract.runs, all_cards=True), rules)
-    if full is not None:
-        return [GoDown(tuple(cards for _, cards in full))]
-    for last in sorted(set(hand)):
-        plan = find_contract(remove_cards(hand, [last]) or (), contract, rules)
-        if plan is None:
-            continue
-        for meld in s.melds:
-            for end in lay_off_options(meld, last, rules):
-                return [GoDown(tuple(cards for _, cards in plan), (LayOffPart(meld.id, (last,), end),))]
-    return []
-
-
-def _playable_counts(s: State, seat: int) -> list[int]:
-    """Counts of the cards ``seat`` may lay off now (the hold rule keeps one back)."""
-    counts = counts_of(s.hands[seat])
-    if s.rules.hold_rule and s.held >= 0:
-        counts[s.held] -= 1
-    return counts
-
-
-def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
-    parts: list[LayOffPart] = []
-    playable = {c for c in range(len(counts)) if counts[c] > 0}
-    for meld in melds:
-        for card in sorted(playable & candidate_cards(meld, rules)):
-            for end in lay_off_options(meld, card, rules):
-                parts.append(LayOffPart(meld.id, (card,), end))
-    return parts
-
-
-def _legal_lay_offs(s: State, seat: int) -> list[Move]:
-    rules = s.rules
-    counts = _playable_counts(s, seat)
-    singles = _single_lay_offs(s.melds, counts, rules)
-    if rules.out_by_discard or len(s.hands[seat]) != 2:
-        return [LayOff((p,)) for p in singles]
-    # Keeping a single card is refused: with two cards, list the pairs that go out.
-    out: list[Move] = []
-    for first in singles:
-        melds = list(s.melds)
-        card = first.cards[0]
-        melds[first.meld] = lay_off_card(melds[first.meld], card, first.joker_to, rules)
-        counts[card] -= 1
-        out.extend(LayOff((first, second)) for second in _single_lay_offs(melds, counts, rules))
-        counts[card] += 1
-    return out

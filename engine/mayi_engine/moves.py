@@ -68,7 +68,7 @@ class Discard:
 
 @dataclass(frozen=True, slots=True)
 class Timeout:
-    """Play every decision whose deadline has passed (service rules, RULES-SPEC §9)."""
+    """Play every decision whose deadline has passed (the service clocks, docs/rules.md §14)."""
 
 
 Move = DrawStock | TakeDiscard | Claim | Pass | GoDown | LayOff | Discard | Timeout

@@ -16,9 +16,22 @@ clocks. A third contract-rummy game is a new :class:`Rules` value passed to
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from .errors import ConfigError
+
+
+class MeldKind(StrEnum):
+    """The two kinds of meld: a ``book`` (3+ cards of one rank) and a ``run`` (4+ cards
+    of one suit in sequence). Shared by the contracts, the melds and the solver; prints
+    as its word."""
+
+    BOOK = "book"
+    RUN = "run"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 @dataclass(frozen=True, slots=True)

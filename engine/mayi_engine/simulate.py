@@ -15,7 +15,8 @@ from typing import Any
 
 from .cards import build_decks, counts_of
 from .errors import ConfigError
-from .game import legal_moves, new_game, pending_claimants, play
+from .game import new_game, pending_claimants, play
+from .legal import legal_moves
 from .policies import POLICIES
 from .rng import KeyedRandom, new_seed
 from .rules import Rules

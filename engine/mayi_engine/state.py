@@ -16,7 +16,7 @@ from typing import Any
 from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, parse_card
 from .errors import ConfigError
 from .melds import Meld
-from .rules import Rules, get_rules
+from .rules import MeldKind, Rules, get_rules
 
 STATE_VERSION = 1
 
@@ -189,7 +189,7 @@ def from_json(data: dict[str, Any]) -> State:
     if data.get("v") != STATE_VERSION:
         raise ConfigError("state_version", f"state version {data.get('v')!r} is not {STATE_VERSION}")
     rules = get_rules(data["variant"], data.get("options") or None)
-    kinds = {"b": "book", "r": "run"}
+    kinds = {"b": MeldKind.BOOK, "r": MeldKind.RUN}
     return State(
         rules=rules,
         seed=bytes.fromhex(data["seed"]),

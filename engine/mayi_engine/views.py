@@ -11,7 +11,9 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import card_code, card_codes
-from .game import deadline, legal_moves, pending_claimants, standings
+from .clocks import deadline
+from .game import pending_claimants, standings
+from .legal import legal_moves
 from .melds import Meld, meld_json
 from .moves import Move, move_to_json
 from .rules import Contract

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mayi_scenarios import act, cards, discard, down, hand_of, pass_all, table
 
-from mayi_engine.game import deadline, play, seat_returns, timeout_discard
+from mayi_engine import deadline, play, seat_returns, timeout_discard
 from mayi_engine.melds import Meld
 from mayi_engine.moves import Claim, DrawStock, Pass, Timeout
 from mayi_engine.rules import MAY_I, SHANGHAI

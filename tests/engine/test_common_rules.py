@@ -27,9 +27,7 @@ from mayi_scenarios import (
     with_stock,
 )
 
-from mayi_engine.cards import JOKER, build_decks, card_code, card_codes, parse_card, parse_cards
-from mayi_engine.errors import ConfigError, InvalidMoveError
-from mayi_engine.game import (
+from mayi_engine import (
     deadline,
     legal_moves,
     new_game,
@@ -38,6 +36,8 @@ from mayi_engine.game import (
     start_game,
     timeout_discard,
 )
+from mayi_engine.cards import JOKER, build_decks, card_code, card_codes, parse_card, parse_cards
+from mayi_engine.errors import ConfigError, InvalidMoveError
 from mayi_engine.moves import Claim, DrawStock, Pass, TakeDiscard, Timeout, move_from_json, move_to_json
 from mayi_engine.rules import MAY_I, SHANGHAI, get_rules
 from mayi_engine.state import Phase, State

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from mayi_scenarios import act, acts, discard, down, drawn, lay, of_kind, refused, table
 
+from mayi_engine import new_game, pending_claimants
 from mayi_engine.cards import parse_cards
-from mayi_engine.game import new_game, pending_claimants
 from mayi_engine.moves import Claim, DrawStock, Pass
 from mayi_engine.rules import VARIANTS, Contract, RoundSpec, Rules, get_rules, register_variant
 from mayi_engine.simulate import play_game

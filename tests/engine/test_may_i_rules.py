@@ -28,9 +28,9 @@ from mayi_scenarios import (
     table,
 )
 
+from mayi_engine import legal_moves, pending_claimants
 from mayi_engine.cards import card_codes
 from mayi_engine.errors import IllegalMoveError
-from mayi_engine.game import legal_moves, pending_claimants
 from mayi_engine.melds import RUN, Meld, lay_off_card, lay_off_options
 from mayi_engine.moves import Claim, DrawStock, GoDown, LayOff, Pass, TakeDiscard
 from mayi_engine.rules import MAY_I

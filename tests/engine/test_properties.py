@@ -33,9 +33,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 
+from mayi_engine import apply_move, check_move, deadline, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
 from mayi_engine.errors import MayIError
-from mayi_engine.game import apply_move, check_move, deadline, legal_moves, new_game, play
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
 from mayi_engine.moves import (
     Claim,

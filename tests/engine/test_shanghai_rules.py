@@ -28,9 +28,9 @@ from mayi_scenarios import (
     with_stock,
 )
 
+from mayi_engine import legal_moves, pending_claimants
 from mayi_engine.cards import JOKER, card_codes
 from mayi_engine.errors import ConfigError
-from mayi_engine.game import legal_moves, pending_claimants
 from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, Pass, TakeDiscard
 from mayi_engine.rules import SHANGHAI
 from mayi_engine.state import Phase, State

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from mayi_engine import apply_move, deadline, legal_moves, new_game, pending_claimants
 from mayi_engine.cards import card_code, card_codes, parse_cards
-from mayi_engine.game import apply_move, deadline, legal_moves, new_game, pending_claimants
 from mayi_engine.melds import Meld
 from mayi_engine.moves import Claim, DrawStock, Pass, Timeout, move_from_json, move_to_json
 from mayi_engine.policies import POLICIES
