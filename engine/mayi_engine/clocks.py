@@ -11,7 +11,18 @@ clock: ``now`` is always an argument.
 from __future__ import annotations
 
 from .errors import IllegalMoveError
-from .game import Event, _count_timeout, _discard, _draw_stock, _pass, _pending, _seat_returns, pending_claimants
+from .game import (
+    Event,
+    _apply_discard,
+    _apply_draw_stock,
+    _apply_pass,
+    _count_timeout,
+    _pending,
+    _seat_returns,
+    lay_off_error,
+    pending_claimants,
+    window_closed,
+)
 from .legal import legal_lay_offs
 from .moves import LayOff
 from .state import Phase, State
@@ -46,36 +57,45 @@ def deadline(state: State) -> float | None:
     return min(times) if times else None
 
 
+def _due_passes(s: State, now: float) -> list[int]:
+    """The claimants the service passes for now: all, once the window has closed; absent ones at once."""
+    if s.phase is not Phase.DRAW or s.claim_closes_at is None:
+        return []
+    closed = window_closed(s, now)
+    return [p for p in _pending(s) if closed or s.absent[p]]
+
+
+def _actor_due(s: State, now: float) -> bool:
+    """Whether the actor's decision is due: absent, or past its turn deadline (a stock
+    draw also waits for the present seats' answers to the upcard)."""
+    due = s.absent[s.actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
+    return due and not (s.phase is Phase.DRAW and _pending(s))
+
+
+def verify_timeout(s: State, now: float) -> None:
+    """Refuse the :class:`~mayi_engine.moves.Timeout` move (``not_due``) unless a decision is due at ``now``."""
+    if not _due_passes(s, now) and not _actor_due(s, now):
+        raise IllegalMoveError("not_due", "No deadline has passed yet")
+
+
 def play_timeouts(s: State, now: float, events: list[Event]) -> None:
-    """Play, on the state being built, every decision whose deadline has passed at ``now``
-    (the :class:`~mayi_engine.moves.Timeout` move); ``not_due`` if none has."""
-    acted = False
+    """Apply the verified :class:`~mayi_engine.moves.Timeout` move to the state being built:
+    play every decision whose deadline has passed at ``now`` (absent seats at once)."""
     for _ in range(MAX_TIMEOUT_STEPS):
         if s.phase is Phase.FINISHED:
             break
-        actor = s.actor
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            for p in _pending(s):
-                if now >= s.claim_closes_at or s.absent[p]:
-                    _pass(s, p, now, events, timeout=True)
-                    acted = True
-        due = s.absent[actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
-        if not due:
+        for p in _due_passes(s, now):
+            _apply_pass(s, p, now, events, timeout=True)
+        if not _actor_due(s, now):
             break
+        actor = s.actor
+        _count_timeout(s, actor, events)
         if s.phase is Phase.DRAW:
-            if _pending(s):
-                break  # a present seat may still answer (claim window longer than the turn clock)
-            _count_timeout(s, actor, events)
-            _draw_stock(s, actor, now, events, timeout=True)
+            _apply_draw_stock(s, actor, now, events, timeout=True)
         elif s.phase is Phase.FIRST_OFFER:
-            _count_timeout(s, actor, events)
-            _pass(s, actor, now, events, timeout=True)
+            _apply_pass(s, actor, now, events, timeout=True)
         else:
-            _count_timeout(s, actor, events)
-            _discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
-        acted = True
-    if not acted:
-        raise IllegalMoveError("not_due", "No deadline has passed yet")
+            _apply_discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
 
 
 def timeout_discard(state: State, seat: int) -> int:
@@ -89,7 +109,7 @@ def timeout_discard(state: State, seat: int) -> int:
     """
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.phase is Phase.PLAY and state.down[seat] and (not state.went_down or state.rules.lay_off_on_go_down_turn):
+    if state.phase is Phase.PLAY and state.down[seat] and lay_off_error(state, seat) is None:
         fitting = {
             c for move in legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
         }

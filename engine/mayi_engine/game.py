@@ -1,9 +1,14 @@
-"""Transitions: start a game, list legal moves, check and apply a move.
+"""Dealing and the moves: verify, then apply.
 
-The four entry points follow one source of truth for legality: :func:`play`
-checks a move while applying it to a copy (raising before anything is kept),
-:func:`check_move` and :func:`is_legal` call it, and :func:`legal_moves` is
-tested to agree with it on random states.
+Each move has one verify function that only raises (:func:`verify_draw_stock`,
+:func:`verify_take_discard`, :func:`verify_claim`, :func:`verify_pass`,
+:func:`verify_discard`, :func:`verify_go_down`, :func:`verify_lay_off`; the
+:class:`Timeout` move's is :func:`clocks.verify_timeout`) and one apply function
+that checks nothing. :func:`play` calls both, :func:`check_move` and
+:func:`is_legal` only verify, and :func:`legal.legal_moves` is built on the same
+checks (and tested to agree with them on random states). Rules used by several
+moves are written once: :func:`turn_error`, :func:`last_card_problem`,
+:func:`window_closed`, :func:`claim_error`.
 
 >>> from .rules import MAY_I
 >>> state = new_game(MAY_I, ["Ann", "Bob", "Cy"], seed=bytes(32))
@@ -18,11 +23,12 @@ from __future__ import annotations
 
 from bisect import insort
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
 from .contracts import match_goal
-from .errors import ConfigError, IllegalMoveError, MayIError
+from .errors import ConfigError, IllegalMoveError, InvalidMoveError, MayIError
 from .melds import Meld, lay_off_card, meld_json, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
@@ -188,7 +194,7 @@ def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, *
 
 
 # ---------------------------------------------------------------------------
-# Public entry points
+# Public entry points: verify, then apply
 
 
 def apply_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> State:
@@ -197,13 +203,17 @@ def apply_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> 
 
 
 def check_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> None:
-    """Raise the :class:`MayIError` that ``move`` would meet, or return if it is legal."""
-    play(state, seat, move, now)
+    """Raise the :class:`MayIError` that ``move`` would meet, or return if it is legal.
+
+    Only verifies: nothing is applied (no card moves, no next round is dealt).
+    """
+    verify_move(state, seat, move, now)
 
 
 def is_legal(state: State, seat: int | None, move: Move, now: float = 0.0) -> bool:
+    """Whether :func:`check_move` accepts ``move``."""
     try:
-        play(state, seat, move, now)
+        verify_move(state, seat, move, now)
     except MayIError:
         return False
     return True
@@ -213,72 +223,131 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     """Apply ``move`` for ``seat`` at ``now``: the new state and the events it made.
 
     ``seat`` is ``None`` only for :class:`Timeout`, which the service (not a player) plays.
+    The move is verified first (:func:`verify_move`, which only raises), then applied to
+    a copy of the state with no further checks.
     """
-    if state.phase is Phase.FINISHED:
-        raise IllegalMoveError("game_over", "The game is over")
+    plan = verify_move(state, seat, move, now)
     s = state.clone()
     s.moves += 1
     events: list[Event] = []
-    if isinstance(move, Timeout):
+    if seat is None:  # a Timeout: verify_move refuses every other move without a seat
         from .clocks import play_timeouts  # clocks builds on the moves of this module
 
         play_timeouts(s, now, events)
         return s, events
-    if seat is None or not 0 <= seat < s.players:
-        raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
     match move:
         case DrawStock():
-            _draw_stock(s, seat, now, events)
+            _apply_draw_stock(s, seat, now, events)
         case TakeDiscard():
-            _take_discard(s, seat, now, events)
+            _apply_take_discard(s, seat, now, events)
         case Claim():
-            _claim(s, seat, now, events)
+            _apply_claim(s, seat, now, events)
         case Pass():
-            _pass(s, seat, now, events)
+            _apply_pass(s, seat, now, events)
         case Discard(card):
-            _discard(s, seat, card, now, events)
-        case GoDown(melds, lay_offs):
-            _go_down(s, seat, melds, lay_offs, now, events)
-        case LayOff(parts):
-            _own_turn(s, seat, "lay off")
-            _lay_off(s, seat, parts, now, events)
-        case _:
-            raise IllegalMoveError("validation_error", f"{move!r} is not a move")
+            _apply_discard(s, seat, card, now, events)
+        case GoDown() | LayOff():
+            assert plan is not None
+            _apply_melds(s, seat, move, plan, now, events)
     if s.timeouts[seat] or s.absent[seat]:
         _seat_returns(s, seat, events)
     return s, events
 
 
+def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> MeldPlan | None:
+    """Raise the :class:`MayIError` that ``move`` meets, or return what applying it needs
+    (the melds and hand after a go-down or lay-off). Changes nothing."""
+    if state.phase is Phase.FINISHED:
+        raise IllegalMoveError("game_over", "The game is over")
+    if isinstance(move, Timeout):
+        from .clocks import verify_timeout  # clocks builds on the moves of this module
+
+        verify_timeout(state, now)
+        return None
+    if seat is None or not 0 <= seat < state.players:
+        raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
+    match move:
+        case DrawStock():
+            verify_draw_stock(state, seat, now)
+        case TakeDiscard():
+            verify_take_discard(state, seat)
+        case Claim():
+            verify_claim(state, seat, now)
+        case Pass():
+            verify_pass(state, seat, now)
+        case Discard(card):
+            verify_discard(state, seat, card)
+        case GoDown(melds, lay_offs):
+            return verify_go_down(state, seat, melds, lay_offs)
+        case LayOff(parts):
+            return verify_lay_off(state, seat, parts)
+        case _:
+            raise InvalidMoveError("validation_error", f"{move!r} is not a move")
+    return None
+
+
 # ---------------------------------------------------------------------------
-# Checks shared by the moves
+# Rules shared by the moves (each written once)
 
 
-def _own_turn(s: State, seat: int, what: str, *phases: Phase) -> None:
-    """Refuse ``what`` unless ``seat`` must act and the phase is one of ``phases`` (default: play)."""
-    phases = phases or (Phase.PLAY,)
+_PHASE_HINTS = {
+    Phase.DRAW: "draw first (from the stock or the discard pile)",
+    Phase.PLAY: "you have drawn already; go down, lay off or discard",
+    Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
+}
+
+
+def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> IllegalMoveError | None:
+    """Why ``seat`` may not ``what`` now (it must be the actor, in one of ``phases``), or ``None``."""
     if s.phase is Phase.FIRST_OFFER:
-        raise IllegalMoveError(
+        return IllegalMoveError(
             "wrong_phase",
             f"The first upcard is being offered to seat {s.actor}; it is not time to {what} "
             "(answer the offer with a claim to take it, or a pass)",
         )
     if s.actor != seat:
-        raise IllegalMoveError(
+        return IllegalMoveError(
             "not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now"
         )
     if s.phase not in phases:
-        hint = {
-            Phase.DRAW: "draw first (from the stock or the discard pile)",
-            Phase.PLAY: "you have drawn already; go down, lay off or discard",
-            Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
-        }[s.phase]
-        raise IllegalMoveError("wrong_phase", f"You cannot {what} now: {hint}")
+        return IllegalMoveError("wrong_phase", f"You cannot {what} now: {_PHASE_HINTS[s.phase]}")
+    return None
 
 
-def _take_from_hand(s: State, seat: int, cards: Sequence[int]) -> tuple[int, ...]:
-    rest = remove_cards(s.hands[seat], cards)
+def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> None:
+    error = turn_error(s, seat, what, phases)
+    if error is not None:
+        raise error
+
+
+def last_card_problem(rules: Rules, left: int, discarding: bool) -> str | None:
+    """The last-card rule, the one place it is written: where a player may not go out by
+    discarding (Shanghai), a discard may not empty the hand, and a go-down or lay-off may
+    not keep a single card (it could never be discarded). The problem, or ``None``."""
+    if rules.out_by_discard:
+        return None
+    if discarding and left == 0:
+        return f"In {rules.title} you may never discard your last card; go out by melding it"
+    if not discarding and left == 1:
+        return (
+            f"In {rules.title} you may never discard your last card, so you may not keep just one: "
+            "play all your cards in one request to go out"
+        )
+    return None
+
+
+def window_closed(s: State, now: float | None) -> bool:
+    """Whether the claim window on the upcard has closed at ``now`` (the one place its clock
+    is read; ``None``: no time given, the window is taken as open)."""
+    closes = s.claim_closes_at
+    return now is not None and closes is not None and now >= closes
+
+
+def _hand_less(hand: tuple[int, ...], cards: Sequence[int]) -> tuple[int, ...]:
+    """``hand`` less ``cards``; ``card_not_in_hand`` naming the missing ones."""
+    rest = remove_cards(hand, cards)
     if rest is None:
-        missing = _missing(s.hands[seat], cards)
+        missing = _missing(hand, cards)
         raise IllegalMoveError(
             "card_not_in_hand", f"You do not hold {' '.join(card_codes(missing))}", cards=card_codes(missing)
         )
@@ -324,15 +393,21 @@ def _set_turn_deadline(s: State, now: float) -> None:
     s.turn_deadline = now + s.rules.turn_seconds
 
 
+def _mark(event: Event, timeout: bool) -> Event:
+    if timeout:
+        event["timeout"] = True
+    return event
+
+
 # ---------------------------------------------------------------------------
-# The claim window
+# The claim window (and the May I first-upcard offer)
 
 
 def _claim_refusal(s: State, seat: int) -> str | None:
     """Why ``seat`` may not answer the upcard (a key of ``_CLAIM_REFUSALS``), or ``None``.
 
-    The one source of truth for who may claim or pass; the claim window's clock is
-    checked by the moves themselves.
+    The one source of truth for who may claim or pass; the window's clock is
+    :func:`window_closed`.
     """
     if s.phase is Phase.PLAY:
         return "drawn"
@@ -392,6 +467,46 @@ def _pending(s: State) -> list[int]:
     return [seat for seat in range(s.players) if is_eligible(s, seat)]
 
 
+def claim_error(s: State, seat: int, what: str, now: float | None) -> IllegalMoveError | None:
+    """Why ``seat`` may not claim or pass (``what``) now, or ``None``: the first-upcard
+    offer's seat, the claim window's eligibility, and its clock."""
+    if s.phase is Phase.FIRST_OFFER:
+        if seat != s.actor:
+            return IllegalMoveError(
+                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
+            )
+        return None
+    reason = _claim_refusal(s, seat)
+    if reason in (None, "answered") and window_closed(s, now):
+        closes = s.claim_closes_at or 0.0
+        return IllegalMoveError(
+            "claim_not_allowed",
+            f"Claim not allowed: the claim window on the {card_name(s.discard[-1])} closed at {closes:g} "
+            f"({(now or 0.0) - closes:.1f} s ago): an unanswered claim is a pass",
+            closes_at=closes,
+        )
+    if reason is not None:
+        code, text = _CLAIM_REFUSALS[reason]
+        return IllegalMoveError(
+            code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn)
+        )
+    return None
+
+
+def verify_claim(s: State, seat: int, now: float | None) -> None:
+    """Refuse a claim ("May I", a buy, or taking the first upcard offered) by ``seat``."""
+    error = claim_error(s, seat, "claim", now)
+    if error is not None:
+        raise error
+
+
+def verify_pass(s: State, seat: int, now: float | None) -> None:
+    """Refuse a pass on the upcard (or on the first upcard offered) by ``seat``."""
+    error = claim_error(s, seat, "pass", now)
+    if error is not None:
+        raise error
+
+
 def _open_window(s: State, now: float) -> None:
     s.phase = Phase.DRAW
     s.actor = s.turn
@@ -403,12 +518,8 @@ def _open_window(s: State, now: float) -> None:
     s.turn_deadline = max(now + s.rules.turn_seconds, s.claim_closes_at)
 
 
-def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
+def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
     if s.phase is Phase.FIRST_OFFER:
-        if seat != s.actor:
-            raise IllegalMoveError(
-                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
-            )
         card = s.discard[-1]
         s.discard = s.discard[:-1]
         _give(s, seat, card)
@@ -418,35 +529,14 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         _set_turn_deadline(s, now)
         s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
         return
-    _check_claimant(s, seat, "claim", now)
     s.claims = (*s.claims, seat)
     events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
 
 
-def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
-    """Refuse a claim or pass by ``seat`` (``now`` is None for the service's timed-out passes)."""
-    reason = _claim_refusal(s, seat)
-    closes = s.claim_closes_at
-    if reason in (None, "answered") and now is not None and closes is not None and now >= closes:
-        raise IllegalMoveError(
-            "claim_not_allowed",
-            f"Claim not allowed: the claim window on the {card_name(s.discard[-1])} closed at {closes:g} "
-            f"({now - closes:.1f} s ago): an unanswered claim is a pass",
-            closes_at=closes,
-        )
-    if reason is not None:
-        code, text = _CLAIM_REFUSALS[reason]
-        raise IllegalMoveError(
-            code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn)
-        )
-
-
-def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    """Record a pass; ``timeout``: the service passes for a seat out of time (a timeout
+    toward absence: an unanswered claim is a pass)."""
     if s.phase is Phase.FIRST_OFFER:
-        if seat != s.actor:
-            raise IllegalMoveError(
-                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
-            )
         events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1]), first_upcard=True), timeout))
         nxt = (seat + 1) % s.players
         if nxt == s.turn:
@@ -459,25 +549,51 @@ def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = 
             s.actor = nxt
             _set_turn_deadline(s, now)
         return
-    _check_claimant(s, seat, "pass", None if timeout else now)
     s.passes = (*s.passes, seat)
     events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
-    if timeout:  # an unanswered claim is a pass, and a timeout toward absence
-        _count_timeout(s, seat, events)
-
-
-def _mark(event: Event, timeout: bool) -> Event:
     if timeout:
-        event["timeout"] = True
-    return event
+        _count_timeout(s, seat, events)
 
 
 # ---------------------------------------------------------------------------
 # Drawing
 
 
-def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
-    _own_turn(s, seat, "draw", Phase.DRAW)
+def verify_take_discard(s: State, seat: int) -> None:
+    """Refuse taking the upcard as the draw unless ``seat`` is on turn to draw."""
+    _own_turn(s, seat, "draw", (Phase.DRAW,))
+
+
+def draw_stock_error(s: State, seat: int, now: float | None) -> IllegalMoveError | None:
+    """Why ``seat`` may not draw from the stock now, or ``None``: its turn to draw, and the
+    claim window closed or answered by every eligible seat."""
+    error = turn_error(s, seat, "draw", (Phase.DRAW,))
+    if error is not None:
+        return error
+    pending = pending_claimants(s)
+    if pending and not window_closed(s, now):
+        closes = s.claim_closes_at
+        at = now if now is not None else 0.0
+        wait = max(0.0, (closes if closes is not None else at) - at)
+        return IllegalMoveError(
+            "claims_open",
+            f"Claims are still open on the {card_name(s.discard[-1])}: "
+            f"seat{'s' if len(pending) > 1 else ''} {', '.join(map(str, pending))} may still answer "
+            f"(the window closes in {wait:.0f} s)",
+            retry_after=wait,
+            closes_at=closes,
+        )
+    return None
+
+
+def verify_draw_stock(s: State, seat: int, now: float | None) -> None:
+    """Refuse a stock draw by ``seat`` (not its turn to draw, or claims still open)."""
+    error = draw_stock_error(s, seat, now)
+    if error is not None:
+        raise error
+
+
+def _apply_take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
     card = s.discard[-1]
     s.discard = s.discard[:-1]
     _give(s, seat, card)
@@ -490,23 +606,11 @@ def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
     events.append(_event("took_upcard", seat, card=card_code(card), voided_claims=voided))
 
 
-def _draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    _own_turn(s, seat, "draw", Phase.DRAW)
-    pending = _pending(s)
-    if pending:
-        closes = s.claim_closes_at
-        if closes is None or now < closes:
-            wait = max(0.0, (closes or now) - now)
-            raise IllegalMoveError(
-                "claims_open",
-                f"Claims are still open on the {card_name(s.discard[-1])}: "
-                f"seat{'s' if len(pending) > 1 else ''} {', '.join(map(str, pending))} may still answer "
-                f"(the window closes in {wait:.0f} s)",
-                retry_after=wait,
-                closes_at=closes,
-            )
-        for p in pending:
-            _pass(s, p, now, events, timeout=True)
+def _apply_draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    """The stock draw: the seats still pending are passed (the window has closed), the
+    winning claim is served, then the draw."""
+    for p in _pending(s):
+        _apply_pass(s, p, now, events, timeout=True)
     s.phase = Phase.PLAY
     s.claim_closes_at = None
     _set_turn_deadline(s, now)
@@ -576,20 +680,27 @@ def _rebuild_stock(s: State, events: list[Event]) -> bool:
 # Going down and laying off
 
 
-def _go_down(
-    s: State,
-    seat: int,
-    melds: tuple[tuple[int, ...], ...],
-    lay_offs: tuple[LayOffPart, ...],
-    now: float,
-    events: list[Event],
-) -> None:
+@dataclass(frozen=True, slots=True)
+class MeldPlan:
+    """What a verified go-down or lay-off does: the seat's hand after it, the melds on the
+    table after it, the melds it lays down (a go-down) and the goal they meet."""
+
+    rest: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    new: tuple[Meld, ...] = ()
+    goal: int = -1
+    contract: str = ""
+
+
+def verify_go_down(
+    s: State, seat: int, melds: tuple[tuple[int, ...], ...], lay_offs: tuple[LayOffPart, ...] = ()
+) -> MeldPlan:
+    """Refuse a go-down that is not ``seat``'s to make or does not meet a goal; else its plan."""
     _own_turn(s, seat, "go down")
     rules = s.rules
     if s.down[seat]:
         raise IllegalMoveError("illegal_meld", "You are down already: lay off instead")
-    all_cards = [c for m in melds for c in m]
-    rest = _take_from_hand(s, seat, all_cards)
+    rest = _hand_less(s.hands[seat], [c for m in melds for c in m])
     readings = [read_meld(m, rules) for m in melds]
     goal, contract, chosen = match_goal(s, seat, readings, melds)
     if contract.all_cards:
@@ -603,44 +714,61 @@ def _go_down(
             )
     base = len(s.melds)
     new = tuple(
-        Meld(base + i, seat, kind, m, low, suit)
-        for i, (m, (kind, low, suit)) in enumerate(zip(melds, chosen, strict=True))
+        Meld(base + i, seat, r.kind, m, r.low, r.suit) for i, (m, r) in enumerate(zip(melds, chosen, strict=True))
     )
-    s.melds = s.melds + new
-    s.down = _flag(s.down, seat, True)
-    s.went_down = True
-    if rules.free_goal_order:
-        done = list(s.goals_done)
-        done[seat] = (*done[seat], goal)
-        s.goals_done = tuple(done)
-    _set_hand(s, seat, rest)
-    events.append(_event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe()))
+    table = s.melds + new
     if lay_offs:
-        _lay_off(s, seat, lay_offs, now, events, code="illegal_meld")
-        return
-    _after_play(s, seat, now, events)
+        rest, table = _verify_lay_offs(s, seat, lay_offs, rest, table, went_down=True, code="illegal_meld")
+    else:
+        _verify_left(rules, rest, "illegal_meld")
+    return MeldPlan(rest, table, new, goal, contract.describe())
 
 
-def _lay_off(
-    s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event], code: str = "illegal_lay_off"
-) -> None:
-    rules = s.rules
+def verify_lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...]) -> MeldPlan:
+    """Refuse a lay-off that is not ``seat``'s to make or does not fit; else its plan."""
+    _own_turn(s, seat, "lay off")
     if not s.down[seat]:
         raise IllegalMoveError("illegal_lay_off", "Only a player who is down may lay off: lay down your contract first")
-    if s.went_down and not rules.lay_off_on_go_down_turn:
-        raise IllegalMoveError(
-            "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
-        )
+    rest, table = _verify_lay_offs(s, seat, parts, s.hands[seat], s.melds, s.went_down, "illegal_lay_off")
+    return MeldPlan(rest, table)
+
+
+def lay_off_error(s: State, seat: int) -> IllegalMoveError | None:
+    """Why ``seat`` (down, on its turn) may not lay off at all this turn, or ``None``."""
+    if s.went_down and not s.rules.lay_off_on_go_down_turn:
+        return _go_down_turn_error(s.rules)
+    return None
+
+
+def _go_down_turn_error(rules: Rules) -> IllegalMoveError:
+    return IllegalMoveError(
+        "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
+    )
+
+
+def _verify_lay_offs(
+    s: State,
+    seat: int,
+    parts: tuple[LayOffPart, ...],
+    hand: tuple[int, ...],
+    table: tuple[Meld, ...],
+    went_down: bool,
+    code: str,
+) -> tuple[tuple[int, ...], tuple[Meld, ...]]:
+    """The hand and the table after ``parts`` are laid off from ``hand`` on ``table``."""
+    rules = s.rules
+    if went_down and not rules.lay_off_on_go_down_turn:
+        raise _go_down_turn_error(rules)
     cards = [c for p in parts for c in p.cards]
-    rest = _take_from_hand(s, seat, cards)
+    rest = _hand_less(hand, cards)
     # Hold rule: the card taken from the discard pile this turn stays in hand until next turn.
-    if rules.hold_rule and s.held in cards and s.hands[seat].count(s.held) - cards.count(s.held) < 1:
+    if rules.hold_rule and s.held in cards and hand.count(s.held) - cards.count(s.held) < 1:
         raise IllegalMoveError(
             "illegal_lay_off",
             f"Hold rule: the {card_name(s.held)} you took from the discard pile this turn "
             "cannot be laid off until your next turn",
         )
-    melds = list(s.melds)
+    melds = list(table)
     for part in parts:
         if not 0 <= part.meld < len(melds):
             raise IllegalMoveError("illegal_lay_off", f"There is no meld {part.meld} on the table")
@@ -648,47 +776,63 @@ def _lay_off(
         for card in part.cards:
             meld = lay_off_card(meld, card, part.joker_to, rules)
         melds[part.meld] = meld
-    s.melds = tuple(melds)
-    _set_hand(s, seat, rest)
-    events.append(
-        _event(
-            "laid_off",
-            seat,
-            lay_offs=[
-                {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
-                for p in parts
-            ],
-            melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
+    _verify_left(rules, rest, code)
+    return rest, tuple(melds)
+
+
+def _verify_left(rules: Rules, rest: tuple[int, ...], code: str) -> None:
+    problem = last_card_problem(rules, len(rest), discarding=False)
+    if problem is not None:
+        raise IllegalMoveError(code, problem)
+
+
+def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now: float, events: list[Event]) -> None:
+    """Apply a verified go-down (with its lay-offs) or lay-off; go out if the hand is empty."""
+    parts = move.parts if isinstance(move, LayOff) else move.lay_offs
+    if isinstance(move, GoDown):
+        s.down = _flag(s.down, seat, True)
+        s.went_down = True
+        if s.rules.free_goal_order:
+            done = list(s.goals_done)
+            done[seat] = (*done[seat], plan.goal)
+            s.goals_done = tuple(done)
+        events.append(_event("went_down", seat, melds=[meld_json(m) for m in plan.new], contract=plan.contract))
+    s.melds = plan.melds
+    _set_hand(s, seat, plan.rest)
+    if parts:
+        events.append(
+            _event(
+                "laid_off",
+                seat,
+                lay_offs=[
+                    {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
+                    for p in parts
+                ],
+                melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
+            )
         )
-    )
-    _after_play(s, seat, now, events, code)
-
-
-def _after_play(s: State, seat: int, now: float, events: list[Event], code: str = "illegal_meld") -> None:
-    """After cards left a hand by melding: go out, or refuse a lone last card where needed
-    (with ``code``: ``illegal_meld`` for going down, ``illegal_lay_off`` for lay-offs)."""
-    left = len(s.hands[seat])
-    if left == 0:
+    if not plan.rest:
         _end_round(s, seat, now, events)
-    elif left == 1 and not s.rules.out_by_discard:
-        raise IllegalMoveError(
-            code,
-            f"In {s.rules.title} you may never discard your last card, so you may not keep just one: "
-            "play all your cards in one request to go out",
-        )
 
 
 # ---------------------------------------------------------------------------
 # Discarding, going out, the end of a round
 
 
-def _discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    _own_turn(s, seat, "discard", Phase.PLAY, Phase.FIRST_DISCARD)
-    rest = _take_from_hand(s, seat, [card])
-    if not rest and not s.rules.out_by_discard:
-        raise IllegalMoveError(
-            "illegal_discard", f"In {s.rules.title} you may never discard your last card; go out by melding it"
-        )
+def verify_discard(s: State, seat: int, card: int) -> None:
+    """Refuse a discard that is not ``seat``'s to make, of a card it lacks, or of the last
+    card where the variant forbids that."""
+    _own_turn(s, seat, "discard", (Phase.PLAY, Phase.FIRST_DISCARD))
+    rest = _hand_less(s.hands[seat], [card])
+    problem = last_card_problem(s.rules, len(rest), discarding=True)
+    if problem is not None:
+        raise IllegalMoveError("illegal_discard", problem)
+
+
+def _apply_discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    hand = list(s.hands[seat])
+    hand.remove(card)
+    rest = tuple(hand)
     _set_hand(s, seat, rest)
     s.discard = (*s.discard, card)
     events.append(_mark(_event("discarded", seat, card=card_code(card)), timeout))
@@ -699,7 +843,7 @@ def _discard(s: State, seat: int, card: int, now: float, events: list[Event], ti
         s.turn = (seat + 1) % s.players
         s.round_turns += 1
         if s.round_turns >= s.rules.max_turns:
-            # A safeguard so that every round ends, even when nobody ever draws from the stock.
+            # A service safeguard so that every round ends, even when nobody ever draws from the stock.
             events.append(_event("turn_limit", None, turns=s.round_turns))
             _end_round(s, -1, now, events)
             return

@@ -1,7 +1,10 @@
 """Legal-move generation: every move a seat may make now.
 
 :func:`legal_moves` is the list a view's ``legal`` shows and the bots choose from.
-It is tested to agree with :func:`~mayi_engine.game.check_move` on random states.
+It is generated through the same checks as the verify functions of
+:mod:`mayi_engine.game` (``claim_error``, ``turn_error``, ``draw_stock_error``,
+``lay_off_error``, ``last_card_problem``), and tested to agree with
+:func:`~mayi_engine.game.check_move` on random states.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from collections.abc import Sequence
 
 from .cards import counts_of, remove_cards
 from .contracts import goals_for
-from .game import is_eligible, pending_claimants
+from .game import claim_error, draw_stock_error, last_card_problem, lay_off_error, turn_error
 from .melds import Meld, candidate_cards, lay_off_card, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
@@ -37,33 +40,28 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]
 
 
 def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
+    """The moves that pass the verify functions' checks, generated phase by phase."""
     phase = s.phase
     if phase is Phase.FINISHED:
         return []
-    if phase is Phase.FIRST_OFFER:
-        return [Claim(), Pass()] if seat == s.actor else []
+    if phase is Phase.FIRST_OFFER or (phase is Phase.DRAW and seat != s.turn):
+        return [Claim(), Pass()] if claim_error(s, seat, "claim", now) is None else []
+    if turn_error(s, seat, "play", (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
+        return []
     if phase is Phase.DRAW:
-        if seat != s.turn:
-            closed = now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at
-            return [] if closed or not is_eligible(s, seat) else [Claim(), Pass()]
         moves: list[Move] = [TakeDiscard()]
-        pending = pending_claimants(s)
-        if not pending or (now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at):
+        if draw_stock_error(s, seat, now) is None:
             moves.append(DrawStock())
         return moves
-    if seat != s.actor:
-        return []
     hand = s.hands[seat]
-    rules = s.rules
-    distinct = sorted(set(hand))
-    if phase is Phase.FIRST_DISCARD:
-        return [Discard(c) for c in distinct]
     out: list[Move] = []
-    if len(hand) > 1 or rules.out_by_discard:
-        out = [Discard(c) for c in distinct]
+    if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
+        out = [Discard(c) for c in sorted(set(hand))]
+    if phase is Phase.FIRST_DISCARD:
+        return out
     if not s.down[seat]:
         out.extend(_legal_go_down(s, seat))
-    elif not s.went_down or rules.lay_off_on_go_down_turn:
+    elif lay_off_error(s, seat) is None:
         out.extend(legal_lay_offs(s, seat))
     return out
 
@@ -81,7 +79,7 @@ def _legal_go_down_with(s: State, seat: int, contract: Contract) -> list[Move]:
     plan = find_contract(hand, contract, rules)
     if plan is None:
         return []
-    if contract.all_cards or rules.out_by_discard or len(hand) != contract.min_cards + 1:
+    if contract.all_cards or last_card_problem(rules, len(hand) - contract.min_cards, discarding=False) is None:
         return [GoDown(tuple(cards for _, cards in plan))]
     # Keeping one card is refused here: go out with it, in longer melds or laid off on the table.
     full = find_contract(hand, Contract(contract.books, contract.runs, all_cards=True), rules)
@@ -119,7 +117,7 @@ def legal_lay_offs(s: State, seat: int) -> list[Move]:
     rules = s.rules
     counts = _playable_counts(s, seat)
     singles = _single_lay_offs(s.melds, counts, rules)
-    if rules.out_by_discard or len(s.hands[seat]) != 2:
+    if last_card_problem(rules, len(s.hands[seat]) - 1, discarding=False) is None:
         return [LayOff((p,)) for p in singles]
     # Keeping a single card is refused: with two cards, list the pairs that go out.
     out: list[Move] = []
