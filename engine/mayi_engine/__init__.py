@@ -13,7 +13,7 @@ never needs to reach into a module.
 from .cards import JOKER, card_code, card_codes, card_name, parse_card, parse_cards
 from .clocks import deadline, seat_returns, timeout_discard
 from .contracts import goals_for
-from .errors import ConfigError, IllegalMoveError, InvalidMoveError, MayIError
+from .errors import ConfigError, ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
 from .game import (
     Event,
     apply_move,
@@ -43,9 +43,20 @@ from .moves import (
     move_to_json,
 )
 from .policies import POLICIES
-from .rules import MAY_I, SHANGHAI, VARIANTS, Contract, MeldKind, RoundSpec, Rules, get_rules, register_variant
+from .rules import (
+    MAY_I,
+    SHANGHAI,
+    VARIANTS,
+    Contract,
+    MeldKind,
+    OptionSpec,
+    RoundSpec,
+    Rules,
+    get_rules,
+    register_variant,
+)
 from .solver import find_contract
-from .state import Phase, RoundResult, State, dumps, from_json, loads, to_json
+from .state import GameStatus, Phase, RoundResult, State, dumps, from_json, loads, to_json
 from .views import player_view, status
 
 __all__ = [
@@ -59,7 +70,9 @@ __all__ = [
     "Contract",
     "Discard",
     "DrawStock",
+    "ErrorCode",
     "Event",
+    "GameStatus",
     "GoDown",
     "IllegalMoveError",
     "InvalidMoveError",
@@ -69,6 +82,7 @@ __all__ = [
     "Meld",
     "MeldKind",
     "Move",
+    "OptionSpec",
     "Pass",
     "Phase",
     "Reading",

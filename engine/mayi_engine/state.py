@@ -36,6 +36,15 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+class GameStatus(StrEnum):
+    """Where a game is in its life, as stored and shown: ``waiting`` (seats still open,
+    a service state before any deal), ``playing`` and ``finished``."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
 @dataclass(frozen=True, slots=True)
 class RoundResult:
     round: int
@@ -112,6 +121,11 @@ class State:
     @property
     def finished(self) -> bool:
         return self.phase is Phase.FINISHED
+
+    @property
+    def status(self) -> GameStatus:
+        """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
+        return GameStatus.FINISHED if self.phase is Phase.FINISHED else GameStatus.PLAYING
 
     def clone(self) -> State:
         """A shallow copy to build the next state from (fields are immutable), without
@@ -236,4 +250,4 @@ def loads(text: str | bytes) -> State:
     return from_json(json.loads(text))
 
 
-__all__ = ["JOKER", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]
+__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]
