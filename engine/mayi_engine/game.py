@@ -450,13 +450,13 @@ def is_eligible(s: State, seat: int) -> bool:
     return _claim_refusal(s, seat) is None
 
 
-def pending_claimants(state: State) -> list[int]:
+def pending_claimants(state: State) -> tuple[int, ...]:
     """Seats that may still claim or pass the upcard, the clock aside: once its window has
     closed (``claim_closes_at``) they may no longer answer, and the next :class:`Timeout`
-    or stock draw records their passes. Memoised on the state: do not change the list."""
-    cached: list[int] | None = state._legal.get("pending")
+    or stock draw records their passes. Memoised on the state (a tuple: no caller can change it)."""
+    cached: tuple[int, ...] | None = state._legal.get("pending")
     if cached is None:
-        cached = state._legal["pending"] = _pending(state)
+        cached = state._legal["pending"] = tuple(_pending(state))
     return cached
 
 

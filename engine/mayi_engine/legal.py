@@ -21,8 +21,8 @@ from .solver import find_contract
 from .state import Phase, State
 
 
-def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]:
-    """Every move ``seat`` may make now.
+def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move, ...]:
+    """Every move ``seat`` may make now (memoised on the state: a tuple, which no caller can change).
 
     Lay-offs are listed one card at a time (with each joker end that may be
     chosen); several may also be sent in one request. Going down is listed with
@@ -31,10 +31,10 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]
     are listed too. ``now`` matters for the stock draw while claims are open.
     """
     key = (seat, now if state.phase is Phase.DRAW else None)
-    cached: list[Move] | None = state._legal.get(key)
+    cached: tuple[Move, ...] | None = state._legal.get(key)
     if cached is not None:
         return cached
-    moves = _legal_moves(state, seat, now)
+    moves = tuple(_legal_moves(state, seat, now))
     state._legal[key] = moves
     return moves
 

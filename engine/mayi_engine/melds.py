@@ -49,9 +49,10 @@ class Reading(NamedTuple):
     suit: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Meld:
-    """A meld on the table. ``low`` is a book's rank, or a run's lowest rank (1..14)."""
+    """A meld on the table. ``low`` is a book's rank, or a run's lowest rank (1..14).
+    Prints with its cards' codes."""
 
     id: int
     owner: int
@@ -59,6 +60,12 @@ class Meld:
     cards: tuple[int, ...]
     low: int
     suit: int = -1
+
+    def __repr__(self) -> str:
+        return (
+            f"Meld(id={self.id}, owner={self.owner}, kind={self.kind!r}, cards={tuple(card_codes(self.cards))!r}, "
+            f"low={self.low}, suit={self.suit})"
+        )
 
     @property
     def high(self) -> int:

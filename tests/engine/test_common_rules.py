@@ -437,7 +437,7 @@ def assert_game_over(s: State, events: list, out: int, scores: list[int], places
     assert ended["places"] == places == standings(s) and ended["totals"] == scores
     view = player_view(s, 0)
     assert view["status"] == "finished" and view["places"] == places and view["legal"] == []
-    assert deadline(s) is None and all(legal_moves(s, seat) == [] for seat in range(3))
+    assert deadline(s) is None and all(legal_moves(s, seat) == () for seat in range(3))
     refused(s, 1, DrawStock(), "game_over", "over")
     refused(s, None, Timeout(), "game_over", "over")
 
@@ -533,7 +533,7 @@ def test_an_unanswered_claim_is_a_pass_at_the_deadline() -> None:
     s, events = act(s, None, Timeout(), now=15.0)
     assert [(e["type"], e["seat"], e.get("timeout")) for e in events] == [("passed", 2, True)]
     assert s.timeouts == (0, 0, 1)  # an unanswered claim is a timeout toward absence
-    assert s.phase is Phase.DRAW and pending_claimants(s) == [] and deadline(s) == 60.0
+    assert s.phase is Phase.DRAW and pending_claimants(s) == () and deadline(s) == 60.0
     s, events = act(s, 0, DrawStock(), now=16.0)
     assert of_kind(events, "claim_won")[0]["seat"] == 1
 
@@ -626,13 +626,13 @@ def test_three_timeouts_in_a_row_make_a_seat_absent_and_acting_again_clears_it()
     assert player_view(s)["seats"][0]["absent"] is True
     # An absent claimant is passed at once.
     s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=214.0)
-    assert pending_claimants(s) == [0, 1] and deadline(s) == 214.0
+    assert pending_claimants(s) == (0, 1) and deadline(s) == 214.0
     s, events = act(s, None, Timeout(), now=214.0)
     assert [(e["type"], e["seat"], e.get("timeout")) for e in events] == [("passed", 0, True)]
     s, _ = act(s, 1, Pass(), now=215.0)
     # On its own turn it is played as soon as the present seats have answered the upcard.
     s, _ = acts(s, (2, DrawStock()), (2, discard(hand_of(s, 2)[0])), now=216.0)
-    assert s.turn == 0 and pending_claimants(s) == [1, 2]
+    assert s.turn == 0 and pending_claimants(s) == (1, 2)
     assert deadline(s) == 231.0  # their claim window comes first (RULES-SPEC §6)
     refused(s, None, Timeout(), "not_due", now=220.0)
     s = pass_all(s, now=217.0)
@@ -702,7 +702,7 @@ def test_an_absent_claimant_is_passed_at_once() -> None:
     assert deadline(s) == 0.0  # the window's opening time: due at once
     s, events = act(s, None, Timeout(), now=0.0)
     assert [(e["type"], e["seat"]) for e in events] == [("passed", 2)]
-    assert pending_claimants(s) == [1] and deadline(s) == 15.0
+    assert pending_claimants(s) == (1,) and deadline(s) == 15.0
 
 
 # ---------------------------------------------------------------------------

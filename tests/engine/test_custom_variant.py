@@ -98,4 +98,4 @@ def test_a_custom_variant_applies_its_own_rules_in_play(three_step: Rules) -> No
     assert of_kind(events, "went_down")[0]["data"]["melds"][0]["cards"] == ["5C", "5D", "JK", "JK"]
     refused(s, 0, lay(0, "JK"), "card_not_in_hand", "JK")
     s, _ = act(s, 0, discard("KS"))
-    assert s.turn == 1 and pending_claimants(s) == [2]  # the discarder may not claim
+    assert s.turn == 1 and pending_claimants(s) == (2,)  # the discarder may not claim

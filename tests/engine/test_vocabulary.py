@@ -117,3 +117,28 @@ def test_the_public_namespace_exports_every_name_it_lists():
     assert {"new_game", "play", "legal_moves", "check_move", "player_view", "Discard", "ErrorCode"} <= set(
         mayi_engine.__all__
     )
+
+
+def test_moves_and_melds_print_as_card_codes():
+    from mayi_engine import Discard, GoDown, LayOff, LayOffPart, Meld, MeldKind, parse_card, parse_cards
+
+    assert repr(Discard(parse_card("QS"))) == "Discard(card='QS')"
+    go = GoDown((parse_cards(["7C", "7D", "7H"]),), (LayOffPart(0, parse_cards(["7S"]), None),))
+    assert (
+        repr(go) == "GoDown(melds=(('7C', '7D', '7H'),), lay_offs=(LayOffPart(meld=0, cards=('7S',), joker_to=None),))"
+    )
+    assert repr(LayOff((LayOffPart(1, parse_cards(["JK"]), "high"),))) == (
+        "LayOff(parts=(LayOffPart(meld=1, cards=('JK',), joker_to='high'),))"
+    )
+    meld = Meld(0, 1, MeldKind.RUN, parse_cards(["4C", "5C", "JK", "7C"]), 4, 0)
+    assert repr(meld) == "Meld(id=0, owner=1, kind='run', cards=('4C', '5C', 'JK', '7C'), low=4, suit=0)"
+
+
+def test_memoised_results_are_tuples_no_caller_can_change():
+    from mayi_engine import legal_moves, pending_claimants
+
+    state = new_game(SHANGHAI, ["a", "b", "c"], bytes(32))
+    moves = legal_moves(state, 0)
+    assert isinstance(moves, tuple) and legal_moves(state, 0) is moves
+    pending = pending_claimants(state)
+    assert isinstance(pending, tuple) and pending == (1, 2) and pending_claimants(state) is pending
