@@ -91,11 +91,14 @@ def play_timeouts(s: State, now: float, events: list[Event]) -> None:
         actor = s.actor
         _count_timeout(s, actor, events)
         if s.phase is Phase.DRAW:
-            _apply_draw_stock(s, actor, now, events, timeout=True)
+            _apply_draw_stock(s, actor, now, events, (), timeout=True)  # nobody is pending (_actor_due)
         elif s.phase is Phase.FIRST_OFFER:
             _apply_pass(s, actor, now, events, timeout=True)
         else:
-            _apply_discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
+            card = timeout_discard(s, actor)
+            rest = list(s.hands[actor])
+            rest.remove(card)
+            _apply_discard(s, actor, card, now, events, tuple(rest), timeout=True)
 
 
 def timeout_discard(state: State, seat: int) -> int:

@@ -237,7 +237,7 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
         return s, events
     match move:
         case DrawStock():
-            _apply_draw_stock(s, seat, now, events)
+            _apply_draw_stock(s, seat, now, events, pending_claimants(state))
         case TakeDiscard():
             _apply_take_discard(s, seat, now, events)
         case Claim():
@@ -245,18 +245,19 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
         case Pass():
             _apply_pass(s, seat, now, events)
         case Discard(card):
-            _apply_discard(s, seat, card, now, events)
+            assert isinstance(plan, tuple)
+            _apply_discard(s, seat, card, now, events, plan)
         case GoDown() | LayOff():
-            assert plan is not None
+            assert isinstance(plan, MeldPlan)
             _apply_melds(s, seat, move, plan, now, events)
     if s.timeouts[seat] or s.absent[seat]:
         _seat_returns(s, seat, events)
     return s, events
 
 
-def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> MeldPlan | None:
+def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> MeldPlan | tuple[int, ...] | None:
     """Raise the :class:`MayIError` that ``move`` meets, or return what applying it needs
-    (the melds and hand after a go-down or lay-off). Changes nothing."""
+    (the melds and hand after a go-down or lay-off, the hand after a discard). Changes nothing."""
     if state.phase is Phase.FINISHED:
         raise IllegalMoveError("game_over", "The game is over")
     if isinstance(move, Timeout):
@@ -276,7 +277,7 @@ def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) ->
         case Pass():
             verify_pass(state, seat, now)
         case Discard(card):
-            verify_discard(state, seat, card)
+            return verify_discard(state, seat, card)
         case GoDown(melds, lay_offs):
             return verify_go_down(state, seat, melds, lay_offs)
         case LayOff(parts):
@@ -606,10 +607,12 @@ def _apply_take_discard(s: State, seat: int, now: float, events: list[Event]) ->
     events.append(_event("took_upcard", seat, card=card_code(card), voided_claims=voided))
 
 
-def _apply_draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    """The stock draw: the seats still pending are passed (the window has closed), the
+def _apply_draw_stock(
+    s: State, seat: int, now: float, events: list[Event], pending: Sequence[int], timeout: bool = False
+) -> None:
+    """The stock draw: the seats still ``pending`` are passed (the window has closed), the
     winning claim is served, then the draw."""
-    for p in _pending(s):
+    for p in pending:
         _apply_pass(s, p, now, events, timeout=True)
     s.phase = Phase.PLAY
     s.claim_closes_at = None
@@ -819,20 +822,20 @@ def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now
 # Discarding, going out, the end of a round
 
 
-def verify_discard(s: State, seat: int, card: int) -> None:
+def verify_discard(s: State, seat: int, card: int) -> tuple[int, ...]:
     """Refuse a discard that is not ``seat``'s to make, of a card it lacks, or of the last
-    card where the variant forbids that."""
+    card where the variant forbids that; else the hand it leaves (for the apply step)."""
     _own_turn(s, seat, "discard", (Phase.PLAY, Phase.FIRST_DISCARD))
     rest = _hand_less(s.hands[seat], [card])
     problem = last_card_problem(s.rules, len(rest), discarding=True)
     if problem is not None:
         raise IllegalMoveError("illegal_discard", problem)
+    return rest
 
 
-def _apply_discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    hand = list(s.hands[seat])
-    hand.remove(card)
-    rest = tuple(hand)
+def _apply_discard(
+    s: State, seat: int, card: int, now: float, events: list[Event], rest: tuple[int, ...], timeout: bool = False
+) -> None:
     _set_hand(s, seat, rest)
     s.discard = (*s.discard, card)
     events.append(_mark(_event("discarded", seat, card=card_code(card)), timeout))
