@@ -19,7 +19,7 @@ from .game import (
     _count_timeout,
     _pending,
     _seat_returns,
-    lay_off_error,
+    may_lay_off_now,
     pending_claimants,
     window_closed,
 )
@@ -112,7 +112,7 @@ def timeout_discard(state: State, seat: int) -> int:
     """
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.phase is Phase.PLAY and state.down[seat] and lay_off_error(state, seat) is None:
+    if state.phase is Phase.PLAY and state.down[seat] and may_lay_off_now(state):
         fitting = {
             c for move in legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
         }

@@ -22,7 +22,7 @@ moves are written once: :func:`turn_error`, :func:`last_card_problem`,
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,68 +223,37 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     """Apply ``move`` for ``seat`` at ``now``: the new state and the events it made.
 
     ``seat`` is ``None`` only for :class:`Timeout`, which the service (not a player) plays.
-    The move is verified first (:func:`verify_move`, which only raises), then applied to
-    a copy of the state with no further checks.
+    The move is verified first (its verify function only raises), then applied to a copy
+    of the state with no further checks.
     """
-    plan = verify_move(state, seat, move, now)
+    verify, apply = _step(state, seat, move)
+    plan = verify(state, seat, move, now)  # type: ignore[arg-type]
     s = state.clone()
     s.moves += 1
     events: list[Event] = []
-    if seat is None:  # a Timeout: verify_move refuses every other move without a seat
-        from .clocks import play_timeouts  # clocks builds on the moves of this module
-
-        play_timeouts(s, now, events)
-        return s, events
-    match move:
-        case DrawStock():
-            _apply_draw_stock(s, seat, now, events, pending_claimants(state))
-        case TakeDiscard():
-            _apply_take_discard(s, seat, now, events)
-        case Claim():
-            _apply_claim(s, seat, now, events)
-        case Pass():
-            _apply_pass(s, seat, now, events)
-        case Discard(card):
-            assert isinstance(plan, tuple)
-            _apply_discard(s, seat, card, now, events, plan)
-        case GoDown() | LayOff():
-            assert isinstance(plan, MeldPlan)
-            _apply_melds(s, seat, move, plan, now, events)
-    if s.timeouts[seat] or s.absent[seat]:
+    apply(state, s, seat, move, plan, now, events)  # type: ignore[arg-type]
+    if seat is not None and (s.timeouts[seat] or s.absent[seat]):
         _seat_returns(s, seat, events)
     return s, events
 
 
-def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> MeldPlan | tuple[int, ...] | None:
+def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> Plan:
     """Raise the :class:`MayIError` that ``move`` meets, or return what applying it needs
     (the melds and hand after a go-down or lay-off, the hand after a discard). Changes nothing."""
+    verify, _ = _step(state, seat, move)
+    return verify(state, seat, move, now)  # type: ignore[arg-type]
+
+
+def _step(state: State, seat: int | None, move: Move) -> tuple[Verify, Apply]:
+    """The verify and apply steps of ``move`` (the one dispatch on the kind of move)."""
     if state.phase is Phase.FINISHED:
         raise IllegalMoveError("game_over", "The game is over")
-    if isinstance(move, Timeout):
-        from .clocks import verify_timeout  # clocks builds on the moves of this module
-
-        verify_timeout(state, now)
-        return None
-    if seat is None or not 0 <= seat < state.players:
+    step = _STEPS.get(type(move))
+    if step is None:
+        raise InvalidMoveError("validation_error", f"{move!r} is not a move")
+    if (seat is None or not 0 <= seat < state.players) and type(move) is not Timeout:
         raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
-    match move:
-        case DrawStock():
-            verify_draw_stock(state, seat, now)
-        case TakeDiscard():
-            verify_take_discard(state, seat)
-        case Claim():
-            verify_claim(state, seat, now)
-        case Pass():
-            verify_pass(state, seat, now)
-        case Discard(card):
-            return verify_discard(state, seat, card)
-        case GoDown(melds, lay_offs):
-            return verify_go_down(state, seat, melds, lay_offs)
-        case LayOff(parts):
-            return verify_lay_off(state, seat, parts)
-        case _:
-            raise InvalidMoveError("validation_error", f"{move!r} is not a move")
-    return None
+    return step
 
 
 # ---------------------------------------------------------------------------
@@ -298,21 +267,35 @@ _PHASE_HINTS = {
 }
 
 
+def turn_problem(s: State, seat: int, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> str | None:
+    """Why ``seat`` may not act on its turn now (``"offer"``: the May I first upcard is
+    being offered; ``"not_actor"``; ``"phase"``: not one of ``phases``), or ``None``.
+    The one place the turn is checked: :func:`turn_error` words it."""
+    if s.phase is Phase.FIRST_OFFER:
+        return "offer"
+    if s.actor != seat:
+        return "not_actor"
+    if s.phase not in phases:
+        return "phase"
+    return None
+
+
 def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> IllegalMoveError | None:
     """Why ``seat`` may not ``what`` now (it must be the actor, in one of ``phases``), or ``None``."""
-    if s.phase is Phase.FIRST_OFFER:
+    problem = turn_problem(s, seat, phases)
+    if problem is None:
+        return None
+    if problem == "offer":
         return IllegalMoveError(
             "wrong_phase",
             f"The first upcard is being offered to seat {s.actor}; it is not time to {what} "
             "(answer the offer with a claim to take it, or a pass)",
         )
-    if s.actor != seat:
+    if problem == "not_actor":
         return IllegalMoveError(
             "not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now"
         )
-    if s.phase not in phases:
-        return IllegalMoveError("wrong_phase", f"You cannot {what} now: {_PHASE_HINTS[s.phase]}")
-    return None
+    return IllegalMoveError("wrong_phase", f"You cannot {what} now: {_PHASE_HINTS[s.phase]}")
 
 
 def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> None:
@@ -468,17 +451,30 @@ def _pending(s: State) -> list[int]:
     return [seat for seat in range(s.players) if is_eligible(s, seat)]
 
 
+def claim_problem(s: State, seat: int, now: float | None) -> str | None:
+    """Why ``seat`` may not claim or pass now (``"offer_seat"``: the first upcard is offered
+    to another seat; ``"closed"``: the window's clock ran out; or a reason of the claim
+    window's eligibility), or ``None``. The one place this is decided: :func:`claim_error`
+    words it and :func:`legal.legal_moves` lists a claim and a pass when it is ``None``."""
+    if s.phase is Phase.FIRST_OFFER:
+        return "offer_seat" if seat != s.actor else None
+    reason = _claim_refusal(s, seat)
+    if (reason is None or reason == "answered") and window_closed(s, now):
+        return "closed"
+    return reason
+
+
 def claim_error(s: State, seat: int, what: str, now: float | None) -> IllegalMoveError | None:
     """Why ``seat`` may not claim or pass (``what``) now, or ``None``: the first-upcard
     offer's seat, the claim window's eligibility, and its clock."""
-    if s.phase is Phase.FIRST_OFFER:
-        if seat != s.actor:
-            return IllegalMoveError(
-                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
-            )
+    reason = claim_problem(s, seat, now)
+    if reason is None:
         return None
-    reason = _claim_refusal(s, seat)
-    if reason in (None, "answered") and window_closed(s, now):
+    if reason == "offer_seat":
+        return IllegalMoveError(
+            "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
+        )
+    if reason == "closed":
         closes = s.claim_closes_at or 0.0
         return IllegalMoveError(
             "claim_not_allowed",
@@ -486,12 +482,8 @@ def claim_error(s: State, seat: int, what: str, now: float | None) -> IllegalMov
             f"({(now or 0.0) - closes:.1f} s ago): an unanswered claim is a pass",
             closes_at=closes,
         )
-    if reason is not None:
-        code, text = _CLAIM_REFUSALS[reason]
-        return IllegalMoveError(
-            code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn)
-        )
-    return None
+    code, text = _CLAIM_REFUSALS[reason]
+    return IllegalMoveError(code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn))
 
 
 def verify_claim(s: State, seat: int, now: float | None) -> None:
@@ -571,8 +563,8 @@ def draw_stock_error(s: State, seat: int, now: float | None) -> IllegalMoveError
     error = turn_error(s, seat, "draw", (Phase.DRAW,))
     if error is not None:
         return error
-    pending = pending_claimants(s)
-    if pending and not window_closed(s, now):
+    if claims_still_open(s, now):
+        pending = pending_claimants(s)
         closes = s.claim_closes_at
         at = now if now is not None else 0.0
         wait = max(0.0, (closes if closes is not None else at) - at)
@@ -585,6 +577,12 @@ def draw_stock_error(s: State, seat: int, now: float | None) -> IllegalMoveError
             closes_at=closes,
         )
     return None
+
+
+def claims_still_open(s: State, now: float | None) -> bool:
+    """Whether the stock draw must wait: a seat may still answer the upcard, and the
+    window's clock has not run out."""
+    return bool(pending_claimants(s)) and not window_closed(s, now)
 
 
 def verify_draw_stock(s: State, seat: int, now: float | None) -> None:
@@ -736,11 +734,19 @@ def verify_lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...]) -> MeldPl
     return MeldPlan(rest, table)
 
 
+def may_lay_off_now(s: State) -> bool:
+    """Whether the seat on turn (down) may lay off this turn: not on the turn it went
+    down where the variant forbids that (May I). :func:`lay_off_error` words it."""
+    return _may_lay_off(s.rules, s.went_down)
+
+
+def _may_lay_off(rules: Rules, went_down: bool) -> bool:
+    return not went_down or rules.lay_off_on_go_down_turn
+
+
 def lay_off_error(s: State, seat: int) -> IllegalMoveError | None:
     """Why ``seat`` (down, on its turn) may not lay off at all this turn, or ``None``."""
-    if s.went_down and not s.rules.lay_off_on_go_down_turn:
-        return _go_down_turn_error(s.rules)
-    return None
+    return None if may_lay_off_now(s) else _go_down_turn_error(s.rules)
 
 
 def _go_down_turn_error(rules: Rules) -> IllegalMoveError:
@@ -760,7 +766,7 @@ def _verify_lay_offs(
 ) -> tuple[tuple[int, ...], tuple[Meld, ...]]:
     """The hand and the table after ``parts`` are laid off from ``hand`` on ``table``."""
     rules = s.rules
-    if went_down and not rules.lay_off_on_go_down_turn:
+    if not _may_lay_off(rules, went_down):
         raise _go_down_turn_error(rules)
     cards = [c for p in parts for c in p.cards]
     rest = _hand_less(hand, cards)
@@ -903,3 +909,101 @@ def _seat_returns(s: State, seat: int, events: list[Event]) -> None:
         events.append(_event("seat_returned", seat))
     s.timeouts = _bump(s.timeouts, seat, -s.timeouts[seat])
     s.absent = _flag(s.absent, seat, False)
+
+
+# ---------------------------------------------------------------------------
+# The dispatch table: each kind of move, its verify step and its apply step
+
+#: What a verify step hands to its apply step.
+Plan = MeldPlan | tuple[int, ...] | None
+Verify = Callable[[State, int, Any, float], Plan]
+Apply = Callable[[State, State, int, Any, Any, float, list[Event]], None]
+
+
+def _verify_timeout(state: State, seat: int, move: Timeout, now: float) -> Plan:
+    from .clocks import verify_timeout  # clocks builds on the moves of this module
+
+    verify_timeout(state, now)
+    return None
+
+
+def _apply_timeout(state: State, s: State, seat: int, move: Timeout, plan: Any, now: float, ev: list[Event]) -> None:
+    from .clocks import play_timeouts
+
+    play_timeouts(s, now, ev)
+
+
+def _verify_draw_stock(state: State, seat: int, move: DrawStock, now: float) -> Plan:
+    verify_draw_stock(state, seat, now)
+    return None
+
+
+def _verify_take_discard(state: State, seat: int, move: TakeDiscard, now: float) -> Plan:
+    verify_take_discard(state, seat)
+    return None
+
+
+def _verify_claim(state: State, seat: int, move: Claim, now: float) -> Plan:
+    verify_claim(state, seat, now)
+    return None
+
+
+def _verify_pass(state: State, seat: int, move: Pass, now: float) -> Plan:
+    verify_pass(state, seat, now)
+    return None
+
+
+def _apply_draw_stock_move(
+    state: State, s: State, seat: int, move: DrawStock, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_draw_stock(s, seat, now, ev, pending_claimants(state))
+
+
+def _apply_take_discard_move(
+    state: State, s: State, seat: int, move: TakeDiscard, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_take_discard(s, seat, now, ev)
+
+
+def _apply_claim_move(state: State, s: State, seat: int, move: Claim, plan: Any, now: float, ev: list[Event]) -> None:
+    _apply_claim(s, seat, now, ev)
+
+
+def _apply_pass_move(state: State, s: State, seat: int, move: Pass, plan: Any, now: float, ev: list[Event]) -> None:
+    _apply_pass(s, seat, now, ev)
+
+
+def _verify_discard_move(state: State, seat: int, move: Discard, now: float) -> Plan:
+    return verify_discard(state, seat, move.card)
+
+
+def _apply_discard_move(
+    state: State, s: State, seat: int, move: Discard, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_discard(s, seat, move.card, now, ev, plan)
+
+
+def _verify_go_down_move(state: State, seat: int, move: GoDown, now: float) -> Plan:
+    return verify_go_down(state, seat, move.melds, move.lay_offs)
+
+
+def _verify_lay_off_move(state: State, seat: int, move: LayOff, now: float) -> Plan:
+    return verify_lay_off(state, seat, move.parts)
+
+
+def _apply_melds_move(
+    state: State, s: State, seat: int, move: GoDown | LayOff, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_melds(s, seat, move, plan, now, ev)
+
+
+_STEPS: dict[type, tuple[Verify, Apply]] = {
+    DrawStock: (_verify_draw_stock, _apply_draw_stock_move),
+    TakeDiscard: (_verify_take_discard, _apply_take_discard_move),
+    Claim: (_verify_claim, _apply_claim_move),
+    Pass: (_verify_pass, _apply_pass_move),
+    Discard: (_verify_discard_move, _apply_discard_move),
+    GoDown: (_verify_go_down_move, _apply_melds_move),
+    LayOff: (_verify_lay_off_move, _apply_melds_move),
+    Timeout: (_verify_timeout, _apply_timeout),
+}

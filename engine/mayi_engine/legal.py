@@ -2,8 +2,9 @@
 
 :func:`legal_moves` is the list a view's ``legal`` shows and the bots choose from.
 It is generated through the same checks as the verify functions of
-:mod:`mayi_engine.game` (``claim_error``, ``turn_error``, ``draw_stock_error``,
-``lay_off_error``, ``last_card_problem``), and tested to agree with
+:mod:`mayi_engine.game` (``claim_problem``, ``turn_problem``, ``claims_still_open``,
+``may_lay_off_now``, ``last_card_problem``: the predicates the verify functions word
+their errors from), and tested to agree with
 :func:`~mayi_engine.game.check_move` on random states.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 
 from .cards import counts_of, remove_cards
 from .contracts import goals_for
-from .game import claim_error, draw_stock_error, last_card_problem, lay_off_error, turn_error
+from .game import claim_problem, claims_still_open, last_card_problem, may_lay_off_now, turn_problem
 from .melds import Meld, candidate_cards, lay_off_card, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
@@ -40,19 +41,17 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move
 
 
 def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
-    """The moves that pass the verify functions' checks, generated phase by phase."""
+    """The moves that pass the verify functions' checks, generated phase by phase
+    (with the predicates those checks are worded from, so nothing is refused twice)."""
     phase = s.phase
     if phase is Phase.FINISHED:
         return []
     if phase is Phase.FIRST_OFFER or (phase is Phase.DRAW and seat != s.turn):
-        return [Claim(), Pass()] if claim_error(s, seat, "claim", now) is None else []
-    if turn_error(s, seat, "play", (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
+        return [Claim(), Pass()] if claim_problem(s, seat, now) is None else []
+    if turn_problem(s, seat, (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
         return []
     if phase is Phase.DRAW:
-        moves: list[Move] = [TakeDiscard()]
-        if draw_stock_error(s, seat, now) is None:
-            moves.append(DrawStock())
-        return moves
+        return [TakeDiscard()] if claims_still_open(s, now) else [TakeDiscard(), DrawStock()]
     hand = s.hands[seat]
     out: list[Move] = []
     if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
@@ -61,7 +60,7 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
         return out
     if not s.down[seat]:
         out.extend(_legal_go_down(s, seat))
-    elif lay_off_error(s, seat) is None:
+    elif may_lay_off_now(s):
         out.extend(legal_lay_offs(s, seat))
     return out
 
