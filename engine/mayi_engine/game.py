@@ -7,8 +7,10 @@ Each move has one verify function that only raises (:func:`verify_draw_stock`,
 that checks nothing. :func:`play` calls both, :func:`check_move` and
 :func:`is_legal` only verify, and :func:`legal.legal_moves` is built on the same
 checks (and tested to agree with them on random states). Rules used by several
-moves are written once: :func:`turn_error`, :func:`last_card_problem`,
-:func:`window_closed`, :func:`claim_error`.
+moves are written once, as predicates the errors are worded from:
+:func:`turn_problem`, :func:`claim_problem`, :func:`claims_still_open`,
+:func:`may_lay_off_now`, :func:`last_card_problem` (the last-card rule) and
+:func:`window_closed` (the claim window's clock).
 
 >>> from .rules import MAY_I
 >>> state = new_game(MAY_I, ["Ann", "Bob", "Cy"], seed=bytes(32))
