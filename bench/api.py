@@ -83,7 +83,7 @@ import redis
 import requests
 from flask import Flask, Response
 
-from mayi_engine.game import legal_moves, pending_claimants
+from mayi_engine import legal_moves, pending_claimants
 from mayi_engine.moves import Discard, DrawStock, GoDown, LayOff, Pass, move_from_json
 from mayi_engine.policies import greedy_policy
 from mayi_engine.rng import KeyedRandom
@@ -720,7 +720,7 @@ PROFILE_PARTS = (
     ("  engine play", "mayi_engine/game.py", "play"),
     ("  state dumps", "mayi_engine/state.py", "dumps"),
     ("  Tables.view (player_view + legal moves)", "mayi_service/tables.py", "view"),
-    ("    legal_moves", "mayi_engine/game.py", "legal_moves"),
+    ("    legal_moves", "mayi_engine/legal.py", "legal_moves"),
     ("  GameRepository.commit (Lua script)", "mayi_service/repository.py", "commit"),
     ("  Clock.on_commit", "mayi_service/clock.py", "on_commit"),
     ("response schema (marshmallow dump)", "marshmallow/schema.py", "dump"),

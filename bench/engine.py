@@ -60,9 +60,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if importlib.util.find_spec("mayi_engine") is None:
     sys.path.insert(0, str(ROOT / "engine"))
 
-from mayi_engine import solver  # noqa: E402
+from mayi_engine import (  # noqa: E402
+    legal_moves,
+    new_game,
+    play,
+    solver,
+)
 from mayi_engine.cards import JOKER, build_decks  # noqa: E402
-from mayi_engine.game import legal_moves, new_game, play  # noqa: E402
 from mayi_engine.policies import POLICIES  # noqa: E402
 from mayi_engine.rng import KeyedRandom  # noqa: E402
 from mayi_engine.rules import MAY_I, Contract, Rules  # noqa: E402

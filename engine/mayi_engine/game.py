@@ -1,9 +1,16 @@
-"""Transitions: start a game, list legal moves, check and apply a move.
+"""Dealing and the moves: verify, then apply.
 
-The four entry points follow one source of truth for legality: :func:`play`
-checks a move while applying it to a copy (raising before anything is kept),
-:func:`check_move` and :func:`is_legal` call it, and :func:`legal_moves` is
-tested to agree with it on random states.
+Each move has one verify function that only raises (:func:`verify_draw_stock`,
+:func:`verify_take_discard`, :func:`verify_claim`, :func:`verify_pass`,
+:func:`verify_discard`, :func:`verify_go_down`, :func:`verify_lay_off`; the
+:class:`Timeout` move's is :func:`clocks.verify_timeout`) and one apply function
+that checks nothing. :func:`play` calls both, :func:`check_move` and
+:func:`is_legal` only verify, and :func:`legal.legal_moves` is built on the same
+checks (and tested to agree with them on random states). Rules used by several
+moves are written once, as predicates the errors are worded from:
+:func:`turn_problem`, :func:`claim_problem`, :func:`claims_still_open`,
+:func:`may_lay_off_now`, :func:`last_card_problem` (the last-card rule) and
+:func:`window_closed` (the claim window's clock).
 
 >>> from .rules import MAY_I
 >>> state = new_game(MAY_I, ["Ann", "Bob", "Cy"], seed=bytes(32))
@@ -17,23 +24,20 @@ tested to agree with it on random states.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
-from .errors import ConfigError, IllegalMoveError, MayIError
-from .melds import BOOK, RUN, Meld, candidate_cards, lay_off_card, lay_off_options, meld_json, read_meld
+from .contracts import match_goal
+from .errors import ConfigError, IllegalMoveError, InvalidMoveError, MayIError
+from .melds import Meld, lay_off_card, meld_json, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
-from .rules import Contract, Rules
-from .solver import find_contract
+from .rules import Rules
 from .state import Phase, RoundResult, State
 
 Event = dict[str, Any]
-
-#: Most decisions one Timeout move plays (absent seats are played at once) before returning.
-MAX_TIMEOUT_STEPS = 500
 
 
 # ---------------------------------------------------------------------------
@@ -192,7 +196,7 @@ def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, *
 
 
 # ---------------------------------------------------------------------------
-# Public entry points
+# Public entry points: verify, then apply
 
 
 def apply_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> State:
@@ -201,13 +205,17 @@ def apply_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> 
 
 
 def check_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> None:
-    """Raise the :class:`MayIError` that ``move`` would meet, or return if it is legal."""
-    play(state, seat, move, now)
+    """Raise the :class:`MayIError` that ``move`` would meet, or return if it is legal.
+
+    Only verifies: nothing is applied (no card moves, no next round is dealt).
+    """
+    verify_move(state, seat, move, now)
 
 
 def is_legal(state: State, seat: int | None, move: Move, now: float = 0.0) -> bool:
+    """Whether :func:`check_move` accepts ``move``."""
     try:
-        play(state, seat, move, now)
+        verify_move(state, seat, move, now)
     except MayIError:
         return False
     return True
@@ -217,70 +225,115 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     """Apply ``move`` for ``seat`` at ``now``: the new state and the events it made.
 
     ``seat`` is ``None`` only for :class:`Timeout`, which the service (not a player) plays.
+    The move is verified first (its verify function only raises), then applied to a copy
+    of the state with no further checks.
     """
-    if state.phase is Phase.FINISHED:
-        raise IllegalMoveError("game_over", "The game is over")
+    verify, apply = _step(state, seat, move)
+    plan = verify(state, seat, move, now)  # type: ignore[arg-type]
     s = state.clone()
     s.moves += 1
     events: list[Event] = []
-    if isinstance(move, Timeout):
-        _timeout(s, now, events)
-        return s, events
-    if seat is None or not 0 <= seat < s.players:
-        raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
-    match move:
-        case DrawStock():
-            _draw_stock(s, seat, now, events)
-        case TakeDiscard():
-            _take_discard(s, seat, now, events)
-        case Claim():
-            _claim(s, seat, now, events)
-        case Pass():
-            _pass(s, seat, now, events)
-        case Discard(card):
-            _discard(s, seat, card, now, events)
-        case GoDown(melds, lay_offs):
-            _go_down(s, seat, melds, lay_offs, now, events)
-        case LayOff(parts):
-            _own_turn(s, seat, "lay off")
-            _lay_off(s, seat, parts, now, events)
-        case _:
-            raise IllegalMoveError("validation_error", f"{move!r} is not a move")
-    if s.timeouts[seat] or s.absent[seat]:
+    apply(state, s, seat, move, plan, now, events)  # type: ignore[arg-type]
+    if seat is not None and (s.timeouts[seat] or s.absent[seat]):
         _seat_returns(s, seat, events)
     return s, events
 
 
+def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) -> Plan:
+    """Raise the :class:`MayIError` that ``move`` meets, or return what applying it needs
+    (the melds and hand after a go-down or lay-off, the hand after a discard). Changes nothing."""
+    verify, _ = _step(state, seat, move)
+    return verify(state, seat, move, now)  # type: ignore[arg-type]
+
+
+def _step(state: State, seat: int | None, move: Move) -> tuple[Verify, Apply]:
+    """The verify and apply steps of ``move`` (the one dispatch on the kind of move)."""
+    if state.phase is Phase.FINISHED:
+        raise IllegalMoveError("game_over", "The game is over")
+    step = _STEPS.get(type(move))
+    if step is None:
+        raise InvalidMoveError("validation_error", f"{move!r} is not a move")
+    if (seat is None or not 0 <= seat < state.players) and type(move) is not Timeout:
+        raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
+    return step
+
+
 # ---------------------------------------------------------------------------
-# Checks shared by the moves
+# Rules shared by the moves (each written once)
 
 
-def _own_turn(s: State, seat: int, what: str, *phases: Phase) -> None:
-    """Refuse ``what`` unless ``seat`` must act and the phase is one of ``phases`` (default: play)."""
-    phases = phases or (Phase.PLAY,)
+_PHASE_HINTS = {
+    Phase.DRAW: "draw first (from the stock or the discard pile)",
+    Phase.PLAY: "you have drawn already; go down, lay off or discard",
+    Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
+}
+
+
+def turn_problem(s: State, seat: int, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> str | None:
+    """Why ``seat`` may not act on its turn now (``"offer"``: the May I first upcard is
+    being offered; ``"not_actor"``; ``"phase"``: not one of ``phases``), or ``None``.
+    The one place the turn is checked: :func:`turn_error` words it."""
     if s.phase is Phase.FIRST_OFFER:
-        raise IllegalMoveError(
+        return "offer"
+    if s.actor != seat:
+        return "not_actor"
+    if s.phase not in phases:
+        return "phase"
+    return None
+
+
+def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> IllegalMoveError | None:
+    """Why ``seat`` may not ``what`` now (it must be the actor, in one of ``phases``), or ``None``."""
+    problem = turn_problem(s, seat, phases)
+    if problem is None:
+        return None
+    if problem == "offer":
+        return IllegalMoveError(
             "wrong_phase",
             f"The first upcard is being offered to seat {s.actor}; it is not time to {what} "
             "(answer the offer with a claim to take it, or a pass)",
         )
-    if s.actor != seat:
-        raise IllegalMoveError(
+    if problem == "not_actor":
+        return IllegalMoveError(
             "not_your_turn", f"It is seat {s.actor}'s turn, not seat {seat}'s: you cannot {what} now"
         )
-    if s.phase not in phases:
-        hint = {
-            Phase.DRAW: "draw first (from the stock or the discard pile)",
-            Phase.PLAY: "you have drawn already; go down, lay off or discard",
-            Phase.FIRST_DISCARD: "you took the first upcard: discard one card now",
-        }[s.phase]
-        raise IllegalMoveError("wrong_phase", f"You cannot {what} now: {hint}")
+    return IllegalMoveError("wrong_phase", f"You cannot {what} now: {_PHASE_HINTS[s.phase]}")
 
 
-def _take_from_hand(s: State, seat: int, cards: Sequence[int]) -> tuple[int, ...]:
-    rest = remove_cards(s.hands[seat], cards)
+def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> None:
+    error = turn_error(s, seat, what, phases)
+    if error is not None:
+        raise error
+
+
+def last_card_problem(rules: Rules, left: int, discarding: bool) -> str | None:
+    """The last-card rule, the one place it is written: where a player may not go out by
+    discarding (Shanghai), a discard may not empty the hand, and a go-down or lay-off may
+    not keep a single card (it could never be discarded). The problem, or ``None``."""
+    if rules.out_by_discard:
+        return None
+    if discarding and left == 0:
+        return f"In {rules.title} you may never discard your last card; go out by melding it"
+    if not discarding and left == 1:
+        return (
+            f"In {rules.title} you may never discard your last card, so you may not keep just one: "
+            "play all your cards in one request to go out"
+        )
+    return None
+
+
+def window_closed(s: State, now: float | None) -> bool:
+    """Whether the claim window on the upcard has closed at ``now`` (the one place its clock
+    is read; ``None``: no time given, the window is taken as open)."""
+    closes = s.claim_closes_at
+    return now is not None and closes is not None and now >= closes
+
+
+def _hand_less(hand: tuple[int, ...], cards: Sequence[int]) -> tuple[int, ...]:
+    """``hand`` less ``cards``; ``card_not_in_hand`` naming the missing ones."""
+    rest = remove_cards(hand, cards)
     if rest is None:
-        missing = _missing(s.hands[seat], cards)
+        missing = _missing(hand, cards)
         raise IllegalMoveError(
             "card_not_in_hand", f"You do not hold {' '.join(card_codes(missing))}", cards=card_codes(missing)
         )
@@ -326,16 +379,24 @@ def _set_turn_deadline(s: State, now: float) -> None:
     s.turn_deadline = now + s.rules.turn_seconds
 
 
+def _mark(event: Event, timeout: bool) -> Event:
+    if timeout:
+        event["timeout"] = True
+    return event
+
+
 # ---------------------------------------------------------------------------
-# The claim window
+# The claim window (and the May I first-upcard offer)
 
 
 def _claim_refusal(s: State, seat: int) -> str | None:
     """Why ``seat`` may not answer the upcard (a key of ``_CLAIM_REFUSALS``), or ``None``.
 
-    The one source of truth for who may claim or pass; the claim window's clock is
-    checked by the moves themselves.
+    The one source of truth for who may claim or pass; the window's clock is
+    :func:`window_closed`.
     """
+    if s.phase is Phase.PLAY:
+        return "drawn"
     if s.phase is not Phase.DRAW:
         return "no_upcard"
     if seat == s.turn:
@@ -352,6 +413,11 @@ def _claim_refusal(s: State, seat: int) -> str | None:
 
 _CLAIM_REFUSALS = {
     "no_upcard": ("wrong_phase", "There is no upcard on offer to {what} now"),
+    "drawn": (
+        "claim_not_allowed",
+        "Claim not allowed: the claim window closed when seat {turn} drew, so there is no upcard to {what} "
+        "(an unanswered claim is a pass); the next upcard comes with seat {turn}'s discard",
+    ),
     "on_turn": (
         "claim_not_allowed",
         "You are on turn: take the upcard with a draw from the discard pile instead of a {what}",
@@ -370,13 +436,13 @@ def is_eligible(s: State, seat: int) -> bool:
     return _claim_refusal(s, seat) is None
 
 
-def pending_claimants(state: State) -> list[int]:
+def pending_claimants(state: State) -> tuple[int, ...]:
     """Seats that may still claim or pass the upcard, the clock aside: once its window has
     closed (``claim_closes_at``) they may no longer answer, and the next :class:`Timeout`
-    or stock draw records their passes. Memoised on the state: do not change the list."""
-    cached: list[int] | None = state._legal.get("pending")
+    or stock draw records their passes. Memoised on the state (a tuple: no caller can change it)."""
+    cached: tuple[int, ...] | None = state._legal.get("pending")
     if cached is None:
-        cached = state._legal["pending"] = _pending(state)
+        cached = state._legal["pending"] = tuple(_pending(state))
     return cached
 
 
@@ -385,6 +451,55 @@ def _pending(s: State) -> list[int]:
     if s.phase is not Phase.DRAW:
         return []
     return [seat for seat in range(s.players) if is_eligible(s, seat)]
+
+
+def claim_problem(s: State, seat: int, now: float | None) -> str | None:
+    """Why ``seat`` may not claim or pass now (``"offer_seat"``: the first upcard is offered
+    to another seat; ``"closed"``: the window's clock ran out; or a reason of the claim
+    window's eligibility), or ``None``. The one place this is decided: :func:`claim_error`
+    words it and :func:`legal.legal_moves` lists a claim and a pass when it is ``None``."""
+    if s.phase is Phase.FIRST_OFFER:
+        return "offer_seat" if seat != s.actor else None
+    reason = _claim_refusal(s, seat)
+    if (reason is None or reason == "answered") and window_closed(s, now):
+        return "closed"
+    return reason
+
+
+def claim_error(s: State, seat: int, what: str, now: float | None) -> IllegalMoveError | None:
+    """Why ``seat`` may not claim or pass (``what``) now, or ``None``: the first-upcard
+    offer's seat, the claim window's eligibility, and its clock."""
+    reason = claim_problem(s, seat, now)
+    if reason is None:
+        return None
+    if reason == "offer_seat":
+        return IllegalMoveError(
+            "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
+        )
+    if reason == "closed":
+        closes = s.claim_closes_at or 0.0
+        return IllegalMoveError(
+            "claim_not_allowed",
+            f"Claim not allowed: the claim window on the {card_name(s.discard[-1])} closed at {closes:g} "
+            f"({(now or 0.0) - closes:.1f} s ago): an unanswered claim is a pass",
+            closes_at=closes,
+        )
+    code, text = _CLAIM_REFUSALS[reason]
+    return IllegalMoveError(code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit, turn=s.turn))
+
+
+def verify_claim(s: State, seat: int, now: float | None) -> None:
+    """Refuse a claim ("May I", a buy, or taking the first upcard offered) by ``seat``."""
+    error = claim_error(s, seat, "claim", now)
+    if error is not None:
+        raise error
+
+
+def verify_pass(s: State, seat: int, now: float | None) -> None:
+    """Refuse a pass on the upcard (or on the first upcard offered) by ``seat``."""
+    error = claim_error(s, seat, "pass", now)
+    if error is not None:
+        raise error
 
 
 def _open_window(s: State, now: float) -> None:
@@ -398,12 +513,8 @@ def _open_window(s: State, now: float) -> None:
     s.turn_deadline = max(now + s.rules.turn_seconds, s.claim_closes_at)
 
 
-def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
+def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
     if s.phase is Phase.FIRST_OFFER:
-        if seat != s.actor:
-            raise IllegalMoveError(
-                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
-            )
         card = s.discard[-1]
         s.discard = s.discard[:-1]
         _give(s, seat, card)
@@ -413,30 +524,14 @@ def _claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         _set_turn_deadline(s, now)
         s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
         return
-    _check_claimant(s, seat, "claim", now)
     s.claims = (*s.claims, seat)
     events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
 
 
-def _check_claimant(s: State, seat: int, what: str, now: float | None) -> None:
-    """Refuse a claim or pass by ``seat`` (``now`` is None for the service's timed-out passes)."""
-    reason = _claim_refusal(s, seat)
-    if reason is None and now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at:
-        raise IllegalMoveError(
-            "claim_not_allowed",
-            f"The claim window on the {card_name(s.discard[-1])} has closed: an unanswered claim is a pass",
-        )
-    if reason is not None:
-        code, text = _CLAIM_REFUSALS[reason]
-        raise IllegalMoveError(code, text.format(what=what, title=s.rules.title, limit=s.rules.claim_limit))
-
-
-def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
+    """Record a pass; ``timeout``: the service passes for a seat out of time (a timeout
+    toward absence: an unanswered claim is a pass)."""
     if s.phase is Phase.FIRST_OFFER:
-        if seat != s.actor:
-            raise IllegalMoveError(
-                "not_your_turn", f"The first upcard is offered to seat {s.actor} now, not to seat {seat}"
-            )
         events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1]), first_upcard=True), timeout))
         nxt = (seat + 1) % s.players
         if nxt == s.turn:
@@ -449,23 +544,57 @@ def _pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = 
             s.actor = nxt
             _set_turn_deadline(s, now)
         return
-    _check_claimant(s, seat, "pass", None if timeout else now)
     s.passes = (*s.passes, seat)
     events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
-
-
-def _mark(event: Event, timeout: bool) -> Event:
     if timeout:
-        event["timeout"] = True
-    return event
+        _count_timeout(s, seat, events)
 
 
 # ---------------------------------------------------------------------------
 # Drawing
 
 
-def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
-    _own_turn(s, seat, "draw", Phase.DRAW)
+def verify_take_discard(s: State, seat: int) -> None:
+    """Refuse taking the upcard as the draw unless ``seat`` is on turn to draw."""
+    _own_turn(s, seat, "draw", (Phase.DRAW,))
+
+
+def draw_stock_error(s: State, seat: int, now: float | None) -> IllegalMoveError | None:
+    """Why ``seat`` may not draw from the stock now, or ``None``: its turn to draw, and the
+    claim window closed or answered by every eligible seat."""
+    error = turn_error(s, seat, "draw", (Phase.DRAW,))
+    if error is not None:
+        return error
+    if claims_still_open(s, now):
+        pending = pending_claimants(s)
+        closes = s.claim_closes_at
+        at = now if now is not None else 0.0
+        wait = max(0.0, (closes if closes is not None else at) - at)
+        return IllegalMoveError(
+            "claims_open",
+            f"Claims are still open on the {card_name(s.discard[-1])}: "
+            f"seat{'s' if len(pending) > 1 else ''} {', '.join(map(str, pending))} may still answer "
+            f"(the window closes in {wait:.0f} s)",
+            retry_after=wait,
+            closes_at=closes,
+        )
+    return None
+
+
+def claims_still_open(s: State, now: float | None) -> bool:
+    """Whether the stock draw must wait: a seat may still answer the upcard, and the
+    window's clock has not run out."""
+    return bool(pending_claimants(s)) and not window_closed(s, now)
+
+
+def verify_draw_stock(s: State, seat: int, now: float | None) -> None:
+    """Refuse a stock draw by ``seat`` (not its turn to draw, or claims still open)."""
+    error = draw_stock_error(s, seat, now)
+    if error is not None:
+        raise error
+
+
+def _apply_take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
     card = s.discard[-1]
     s.discard = s.discard[:-1]
     _give(s, seat, card)
@@ -478,23 +607,13 @@ def _take_discard(s: State, seat: int, now: float, events: list[Event]) -> None:
     events.append(_event("took_upcard", seat, card=card_code(card), voided_claims=voided))
 
 
-def _draw_stock(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    _own_turn(s, seat, "draw", Phase.DRAW)
-    pending = _pending(s)
-    if pending:
-        closes = s.claim_closes_at
-        if closes is None or now < closes:
-            wait = max(0.0, (closes or now) - now)
-            raise IllegalMoveError(
-                "claims_open",
-                f"Claims are still open on the {card_name(s.discard[-1])}: "
-                f"seat{'s' if len(pending) > 1 else ''} {', '.join(map(str, pending))} may still answer "
-                f"(the window closes in {wait:.0f} s)",
-                retry_after=wait,
-                closes_at=closes,
-            )
-        for p in pending:
-            _pass(s, p, now, events, timeout=True)
+def _apply_draw_stock(
+    s: State, seat: int, now: float, events: list[Event], pending: Sequence[int], timeout: bool = False
+) -> None:
+    """The stock draw: the seats still ``pending`` are passed (the window has closed), the
+    winning claim is served, then the draw."""
+    for p in pending:
+        _apply_pass(s, p, now, events, timeout=True)
     s.phase = Phase.PLAY
     s.claim_closes_at = None
     _set_turn_deadline(s, now)
@@ -564,22 +683,29 @@ def _rebuild_stock(s: State, events: list[Event]) -> bool:
 # Going down and laying off
 
 
-def _go_down(
-    s: State,
-    seat: int,
-    melds: tuple[tuple[int, ...], ...],
-    lay_offs: tuple[LayOffPart, ...],
-    now: float,
-    events: list[Event],
-) -> None:
+@dataclass(frozen=True, slots=True)
+class MeldPlan:
+    """What a verified go-down or lay-off does: the seat's hand after it, the melds on the
+    table after it, the melds it lays down (a go-down) and the goal they meet."""
+
+    rest: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    new: tuple[Meld, ...] = ()
+    goal: int = -1
+    contract: str = ""
+
+
+def verify_go_down(
+    s: State, seat: int, melds: tuple[tuple[int, ...], ...], lay_offs: tuple[LayOffPart, ...] = ()
+) -> MeldPlan:
+    """Refuse a go-down that is not ``seat``'s to make or does not meet a goal; else its plan."""
     _own_turn(s, seat, "go down")
     rules = s.rules
     if s.down[seat]:
         raise IllegalMoveError("illegal_meld", "You are down already: lay off instead")
-    all_cards = [c for m in melds for c in m]
-    rest = _take_from_hand(s, seat, all_cards)
+    rest = _hand_less(s.hands[seat], [c for m in melds for c in m])
     readings = [read_meld(m, rules) for m in melds]
-    goal, contract, chosen = _match_goal(s, seat, readings, melds)
+    goal, contract, chosen = match_goal(s, seat, readings, melds)
     if contract.all_cards:
         spare = 1 if rules.out_by_discard else 0
         if len(rest) - sum(len(p.cards) for p in lay_offs) > spare:
@@ -591,122 +717,69 @@ def _go_down(
             )
     base = len(s.melds)
     new = tuple(
-        Meld(base + i, seat, kind, m, low, suit)
-        for i, (m, (kind, low, suit)) in enumerate(zip(melds, chosen, strict=True))
+        Meld(base + i, seat, r.kind, m, r.low, r.suit) for i, (m, r) in enumerate(zip(melds, chosen, strict=True))
     )
-    s.melds = s.melds + new
-    s.down = _flag(s.down, seat, True)
-    s.went_down = True
-    if rules.free_goal_order:
-        done = list(s.goals_done)
-        done[seat] = (*done[seat], goal)
-        s.goals_done = tuple(done)
-    _set_hand(s, seat, rest)
-    events.append(_event("went_down", seat, melds=[meld_json(m) for m in new], contract=contract.describe()))
+    table = s.melds + new
     if lay_offs:
-        _lay_off(s, seat, lay_offs, now, events, code="illegal_meld")
-        return
-    _after_play(s, seat, now, events)
+        rest, table = _verify_lay_offs(s, seat, lay_offs, rest, table, went_down=True, code="illegal_meld")
+    else:
+        _verify_left(rules, rest, "illegal_meld")
+    return MeldPlan(rest, table, new, goal, contract.describe())
 
 
-def goals_for(state: State, seat: int) -> list[tuple[int, Contract]]:
-    """The contracts ``seat`` may go down with now, as ``(goal, contract)``: the round's
-    own, or with the free goal order every goal (a round's contract) it has not met yet,
-    under this round's all-cards rule."""
-    rules = state.rules
-    current = rules.rounds[state.round - 1].contract
-    if not rules.free_goal_order:
-        return [(state.round - 1, current)]
-    done = state.goals_done[seat]
-    return [
-        (i, replace(spec.contract, all_cards=current.all_cards)) for i, spec in enumerate(rules.rounds) if i not in done
-    ]
-
-
-def _match_goal(
-    s: State, seat: int, readings: list[list[tuple[str, int, int]]], melds: tuple[tuple[int, ...], ...]
-) -> tuple[int, Contract, list[tuple[str, int, int]]]:
-    """The goal that ``melds`` meet, its contract, and how each meld reads (book or run)."""
-    goals = goals_for(s, seat)
-    first: IllegalMoveError | None = None
-    for goal, contract in goals:
-        want = (
-            f"Round {s.round}'s contract is {contract.describe()}"
-            if len(goals) == 1
-            else f"The goal {contract.describe()}"
-        )
-        try:
-            return goal, contract, _match_contract(readings, melds, contract, s.rules, want)
-        except IllegalMoveError as exc:
-            first = first or exc
-    if len(goals) == 1 and first is not None:
-        raise first
-    left = "; ".join(c.describe() for _, c in goals)
-    raise IllegalMoveError(
-        "illegal_meld", f"These melds meet none of your goals not yet met ({left}): lay down exactly one of them"
-    )
-
-
-def _match_contract(
-    readings: list[list[tuple[str, int, int]]],
-    melds: tuple[tuple[int, ...], ...],
-    contract: Contract,
-    rules: Rules,
-    want: str,
-) -> list[tuple[str, int, int]]:
-    if len(melds) != contract.books + contract.runs:
-        raise IllegalMoveError(
-            "illegal_meld",
-            f"{want}: lay down exactly {contract.books + contract.runs} melds, not {len(melds)}",
-        )
-    problem = ""
-    for choice in _product(readings):
-        books = [r for r in choice if r[0] == BOOK]
-        runs = [r for r in choice if r[0] == RUN]
-        if len(books) != contract.books or len(runs) != contract.runs:
-            problem = problem or f"{want}; you laid down {_count_words(len(books), len(runs))}"
-            continue
-        if len({r[2] for r in runs}) < len(runs):
-            problem = f"{want}: two runs of one contract must be of different suits"
-            continue
-        if rules.distinct_book_ranks and len({r[1] for r in books}) < len(books):
-            problem = f"{want}: in {rules.title} the books of one contract must be of different ranks"
-            continue
-        return list(choice)
-    raise IllegalMoveError("illegal_meld", problem)
-
-
-def _count_words(books: int, runs: int) -> str:
-    return f"{books} book{'s' if books != 1 else ''} and {runs} run{'s' if runs != 1 else ''}"
-
-
-def _product(options: list[list[tuple[str, int, int]]]) -> list[tuple[tuple[str, int, int], ...]]:
-    out: list[tuple[tuple[str, int, int], ...]] = [()]
-    for opts in options:
-        out = [(*prefix, o) for prefix in out for o in opts]
-    return out
-
-
-def _lay_off(
-    s: State, seat: int, parts: tuple[LayOffPart, ...], now: float, events: list[Event], code: str = "illegal_lay_off"
-) -> None:
-    rules = s.rules
+def verify_lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...]) -> MeldPlan:
+    """Refuse a lay-off that is not ``seat``'s to make or does not fit; else its plan."""
+    _own_turn(s, seat, "lay off")
     if not s.down[seat]:
         raise IllegalMoveError("illegal_lay_off", "Only a player who is down may lay off: lay down your contract first")
-    if s.went_down and not rules.lay_off_on_go_down_turn:
-        raise IllegalMoveError(
-            "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
-        )
+    rest, table = _verify_lay_offs(s, seat, parts, s.hands[seat], s.melds, s.went_down, "illegal_lay_off")
+    return MeldPlan(rest, table)
+
+
+def may_lay_off_now(s: State) -> bool:
+    """Whether the seat on turn (down) may lay off this turn: not on the turn it went
+    down where the variant forbids that (May I). :func:`lay_off_error` words it."""
+    return _may_lay_off(s.rules, s.went_down)
+
+
+def _may_lay_off(rules: Rules, went_down: bool) -> bool:
+    return not went_down or rules.lay_off_on_go_down_turn
+
+
+def lay_off_error(s: State, seat: int) -> IllegalMoveError | None:
+    """Why ``seat`` (down, on its turn) may not lay off at all this turn, or ``None``."""
+    return None if may_lay_off_now(s) else _go_down_turn_error(s.rules)
+
+
+def _go_down_turn_error(rules: Rules) -> IllegalMoveError:
+    return IllegalMoveError(
+        "illegal_lay_off", f"In {rules.title} you may not lay off on the turn you go down; wait for your next turn"
+    )
+
+
+def _verify_lay_offs(
+    s: State,
+    seat: int,
+    parts: tuple[LayOffPart, ...],
+    hand: tuple[int, ...],
+    table: tuple[Meld, ...],
+    went_down: bool,
+    code: str,
+) -> tuple[tuple[int, ...], tuple[Meld, ...]]:
+    """The hand and the table after ``parts`` are laid off from ``hand`` on ``table``."""
+    rules = s.rules
+    if not _may_lay_off(rules, went_down):
+        raise _go_down_turn_error(rules)
     cards = [c for p in parts for c in p.cards]
-    rest = _take_from_hand(s, seat, cards)
+    rest = _hand_less(hand, cards)
     # Hold rule: the card taken from the discard pile this turn stays in hand until next turn.
-    if rules.hold_rule and s.held in cards and s.hands[seat].count(s.held) - cards.count(s.held) < 1:
+    if rules.hold_rule and s.held in cards and hand.count(s.held) - cards.count(s.held) < 1:
         raise IllegalMoveError(
             "illegal_lay_off",
             f"Hold rule: the {card_name(s.held)} you took from the discard pile this turn "
             "cannot be laid off until your next turn",
         )
-    melds = list(s.melds)
+    melds = list(table)
     for part in parts:
         if not 0 <= part.meld < len(melds):
             raise IllegalMoveError("illegal_lay_off", f"There is no meld {part.meld} on the table")
@@ -714,47 +787,63 @@ def _lay_off(
         for card in part.cards:
             meld = lay_off_card(meld, card, part.joker_to, rules)
         melds[part.meld] = meld
-    s.melds = tuple(melds)
-    _set_hand(s, seat, rest)
-    events.append(
-        _event(
-            "laid_off",
-            seat,
-            lay_offs=[
-                {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
-                for p in parts
-            ],
-            melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
+    _verify_left(rules, rest, code)
+    return rest, tuple(melds)
+
+
+def _verify_left(rules: Rules, rest: tuple[int, ...], code: str) -> None:
+    problem = last_card_problem(rules, len(rest), discarding=False)
+    if problem is not None:
+        raise IllegalMoveError(code, problem)
+
+
+def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now: float, events: list[Event]) -> None:
+    """Apply a verified go-down (with its lay-offs) or lay-off; go out if the hand is empty."""
+    parts = move.parts if isinstance(move, LayOff) else move.lay_offs
+    if isinstance(move, GoDown):
+        s.down = _flag(s.down, seat, True)
+        s.went_down = True
+        if s.rules.free_goal_order:
+            done = list(s.goals_done)
+            done[seat] = (*done[seat], plan.goal)
+            s.goals_done = tuple(done)
+        events.append(_event("went_down", seat, melds=[meld_json(m) for m in plan.new], contract=plan.contract))
+    s.melds = plan.melds
+    _set_hand(s, seat, plan.rest)
+    if parts:
+        events.append(
+            _event(
+                "laid_off",
+                seat,
+                lay_offs=[
+                    {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
+                    for p in parts
+                ],
+                melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
+            )
         )
-    )
-    _after_play(s, seat, now, events, code)
-
-
-def _after_play(s: State, seat: int, now: float, events: list[Event], code: str = "illegal_meld") -> None:
-    """After cards left a hand by melding: go out, or refuse a lone last card where needed
-    (with ``code``: ``illegal_meld`` for going down, ``illegal_lay_off`` for lay-offs)."""
-    left = len(s.hands[seat])
-    if left == 0:
+    if not plan.rest:
         _end_round(s, seat, now, events)
-    elif left == 1 and not s.rules.out_by_discard:
-        raise IllegalMoveError(
-            code,
-            f"In {s.rules.title} you may never discard your last card, so you may not keep just one: "
-            "play all your cards in one request to go out",
-        )
 
 
 # ---------------------------------------------------------------------------
 # Discarding, going out, the end of a round
 
 
-def _discard(s: State, seat: int, card: int, now: float, events: list[Event], timeout: bool = False) -> None:
-    _own_turn(s, seat, "discard", Phase.PLAY, Phase.FIRST_DISCARD)
-    rest = _take_from_hand(s, seat, [card])
-    if not rest and not s.rules.out_by_discard:
-        raise IllegalMoveError(
-            "illegal_discard", f"In {s.rules.title} you may never discard your last card; go out by melding it"
-        )
+def verify_discard(s: State, seat: int, card: int) -> tuple[int, ...]:
+    """Refuse a discard that is not ``seat``'s to make, of a card it lacks, or of the last
+    card where the variant forbids that; else the hand it leaves (for the apply step)."""
+    _own_turn(s, seat, "discard", (Phase.PLAY, Phase.FIRST_DISCARD))
+    rest = _hand_less(s.hands[seat], [card])
+    problem = last_card_problem(s.rules, len(rest), discarding=True)
+    if problem is not None:
+        raise IllegalMoveError("illegal_discard", problem)
+    return rest
+
+
+def _apply_discard(
+    s: State, seat: int, card: int, now: float, events: list[Event], rest: tuple[int, ...], timeout: bool = False
+) -> None:
     _set_hand(s, seat, rest)
     s.discard = (*s.discard, card)
     events.append(_mark(_event("discarded", seat, card=card_code(card)), timeout))
@@ -765,7 +854,7 @@ def _discard(s: State, seat: int, card: int, now: float, events: list[Event], ti
         s.turn = (seat + 1) % s.players
         s.round_turns += 1
         if s.round_turns >= s.rules.max_turns:
-            # A safeguard so that every round ends, even when nobody ever draws from the stock.
+            # A service safeguard so that every round ends, even when nobody ever draws from the stock.
             events.append(_event("turn_limit", None, turns=s.round_turns))
             _end_round(s, -1, now, events)
             return
@@ -807,95 +896,7 @@ def standings(state: State) -> list[int]:
 
 
 # ---------------------------------------------------------------------------
-# Clocks (RULES-SPEC §9)
-
-
-def deadline(state: State) -> float | None:
-    """When the next decision times out (a :class:`Timeout` move is then due)."""
-    s = state
-    if s.phase is Phase.FINISHED:
-        return None
-    times = []
-    if s.turn_deadline is not None:
-        times.append(s.turn_deadline)
-    waiting = False  # a present seat may still answer the upcard
-    if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-        pending = pending_claimants(s)
-        waiting = any(not s.absent[p] for p in pending)
-        if any(s.absent[p] for p in pending):
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
-        elif pending:
-            times.append(s.claim_closes_at)
-    if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
-        # An absent seat is played at once (from when its decision started), but its stock
-        # draw still waits for the present seats' answers to the upcard.
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
-        else:
-            times.append(s.turn_deadline - s.rules.turn_seconds)
-    return min(times) if times else None
-
-
-def _timeout(s: State, now: float, events: list[Event]) -> None:
-    acted = False
-    for _ in range(MAX_TIMEOUT_STEPS):
-        if s.phase is Phase.FINISHED:
-            break
-        actor = s.actor
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            for p in _pending(s):
-                if now >= s.claim_closes_at or s.absent[p]:
-                    _pass(s, p, now, events, timeout=True)
-                    acted = True
-        due = s.absent[actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
-        if not due:
-            break
-        if s.phase is Phase.DRAW:
-            if _pending(s):
-                break  # a present seat may still answer (claim window longer than the turn clock)
-            _count_timeout(s, actor, events)
-            _draw_stock(s, actor, now, events, timeout=True)
-        elif s.phase is Phase.FIRST_OFFER:
-            _count_timeout(s, actor, events)
-            _pass(s, actor, now, events, timeout=True)
-        else:
-            _count_timeout(s, actor, events)
-            _discard(s, actor, timeout_discard(s, actor), now, events, timeout=True)
-        acted = True
-    if not acted:
-        raise IllegalMoveError("not_due", "No deadline has passed yet")
-
-
-def timeout_discard(state: State, seat: int) -> int:
-    """The card the service discards for a seat out of time: its highest-scoring
-    card that it could not lay off (the highest card if it could lay off them all).
-
-    Whether a card could be laid off is judged by the melds on the table, even when
-    laying off is not allowed this very turn (the hold rule, May I's go-down turn):
-    the seat keeps what it can lay off later (docs/rules.md, E22).
-    """
-    hand = state.hands[seat]
-    fitting: set[int] = set()
-    if state.down[seat]:
-        fitting = {part.cards[0] for part in _single_lay_offs(state.melds, counts_of(hand), state.rules)}
-    score = state.rules.card_score
-    pool = [c for c in hand if c not in fitting] or list(hand)
-    return max(pool, key=lambda c: (score(c), c))
-
-
-def seat_returns(state: State, seat: int) -> tuple[State, list[Event]]:
-    """``seat`` is acting again: clear its timeouts and its absence (RULES-SPEC §9).
-
-    :func:`play` does this for every move of the seat itself; the service calls it
-    first, before it plays the decisions that are due, so that an absent seat's own
-    request is not pre-empted by the service playing for it.
-    """
-    if not state.absent[seat] and not state.timeouts[seat]:
-        return state, []
-    s = state.clone()
-    events: list[Event] = []
-    _seat_returns(s, seat, events)
-    return s, events
+# Timeouts and absence, counted as moves are played
 
 
 def _count_timeout(s: State, seat: int, events: list[Event]) -> None:
@@ -913,119 +914,98 @@ def _seat_returns(s: State, seat: int, events: list[Event]) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Legal moves
+# The dispatch table: each kind of move, its verify step and its apply step
+
+#: What a verify step hands to its apply step.
+Plan = MeldPlan | tuple[int, ...] | None
+Verify = Callable[[State, int, Any, float], Plan]
+Apply = Callable[[State, State, int, Any, Any, float, list[Event]], None]
 
 
-def legal_moves(state: State, seat: int, now: float | None = None) -> list[Move]:
-    """Every move ``seat`` may make now.
+def _verify_timeout(state: State, seat: int, move: Timeout, now: float) -> Plan:
+    from .clocks import verify_timeout  # clocks builds on the moves of this module
 
-    Lay-offs are listed one card at a time (with each joker end that may be
-    chosen); several may also be sent in one request. Going down is listed with
-    one arrangement that meets the contract, if the hand can. Where the variant
-    forbids keeping a single card, the plays that go out with two cards at once
-    are listed too. ``now`` matters for the stock draw while claims are open.
-    """
-    key = (seat, now if state.phase is Phase.DRAW else None)
-    cached: list[Move] | None = state._legal.get(key)
-    if cached is not None:
-        return cached
-    moves = _legal_moves(state, seat, now)
-    state._legal[key] = moves
-    return moves
+    verify_timeout(state, now)
+    return None
 
 
-def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
-    phase = s.phase
-    if phase is Phase.FINISHED:
-        return []
-    if phase is Phase.FIRST_OFFER:
-        return [Claim(), Pass()] if seat == s.actor else []
-    if phase is Phase.DRAW:
-        if seat != s.turn:
-            closed = now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at
-            return [] if closed or not is_eligible(s, seat) else [Claim(), Pass()]
-        moves: list[Move] = [TakeDiscard()]
-        pending = pending_claimants(s)
-        if not pending or (now is not None and s.claim_closes_at is not None and now >= s.claim_closes_at):
-            moves.append(DrawStock())
-        return moves
-    if seat != s.actor:
-        return []
-    hand = s.hands[seat]
-    rules = s.rules
-    distinct = sorted(set(hand))
-    if phase is Phase.FIRST_DISCARD:
-        return [Discard(c) for c in distinct]
-    out: list[Move] = []
-    if len(hand) > 1 or rules.out_by_discard:
-        out = [Discard(c) for c in distinct]
-    if not s.down[seat]:
-        out.extend(_legal_go_down(s, seat))
-    elif not s.went_down or rules.lay_off_on_go_down_turn:
-        out.extend(_legal_lay_offs(s, seat))
-    return out
+def _apply_timeout(state: State, s: State, seat: int, move: Timeout, plan: Any, now: float, ev: list[Event]) -> None:
+    from .clocks import play_timeouts
+
+    play_timeouts(s, now, ev)
 
 
-def _legal_go_down(s: State, seat: int) -> list[Move]:
-    """One way to go down with each goal the hand can meet now (usually: the round's contract)."""
-    return [move for _, contract in goals_for(s, seat) for move in _legal_go_down_with(s, seat, contract)]
+def _verify_draw_stock(state: State, seat: int, move: DrawStock, now: float) -> Plan:
+    verify_draw_stock(state, seat, now)
+    return None
 
 
-def _legal_go_down_with(s: State, seat: int, contract: Contract) -> list[Move]:
-    rules = s.rules
-    hand = s.hands[seat]
-    if len(hand) < contract.min_cards:
-        return []
-    plan = find_contract(hand, contract, rules)
-    if plan is None:
-        return []
-    if contract.all_cards or rules.out_by_discard or len(hand) != contract.min_cards + 1:
-        return [GoDown(tuple(cards for _, cards in plan))]
-    # Keeping one card is refused here: go out with it, in longer melds or laid off on the table.
-    full = find_contract(hand, Contract(contract.books, contract.runs, all_cards=True), rules)
-    if full is not None:
-        return [GoDown(tuple(cards for _, cards in full))]
-    for last in sorted(set(hand)):
-        plan = find_contract(remove_cards(hand, [last]) or (), contract, rules)
-        if plan is None:
-            continue
-        for meld in s.melds:
-            for end in lay_off_options(meld, last, rules):
-                return [GoDown(tuple(cards for _, cards in plan), (LayOffPart(meld.id, (last,), end),))]
-    return []
+def _verify_take_discard(state: State, seat: int, move: TakeDiscard, now: float) -> Plan:
+    verify_take_discard(state, seat)
+    return None
 
 
-def _playable_counts(s: State, seat: int) -> list[int]:
-    """Counts of the cards ``seat`` may lay off now (the hold rule keeps one back)."""
-    counts = counts_of(s.hands[seat])
-    if s.rules.hold_rule and s.held >= 0:
-        counts[s.held] -= 1
-    return counts
+def _verify_claim(state: State, seat: int, move: Claim, now: float) -> Plan:
+    verify_claim(state, seat, now)
+    return None
 
 
-def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
-    parts: list[LayOffPart] = []
-    playable = {c for c in range(len(counts)) if counts[c] > 0}
-    for meld in melds:
-        for card in sorted(playable & candidate_cards(meld, rules)):
-            for end in lay_off_options(meld, card, rules):
-                parts.append(LayOffPart(meld.id, (card,), end))
-    return parts
+def _verify_pass(state: State, seat: int, move: Pass, now: float) -> Plan:
+    verify_pass(state, seat, now)
+    return None
 
 
-def _legal_lay_offs(s: State, seat: int) -> list[Move]:
-    rules = s.rules
-    counts = _playable_counts(s, seat)
-    singles = _single_lay_offs(s.melds, counts, rules)
-    if rules.out_by_discard or len(s.hands[seat]) != 2:
-        return [LayOff((p,)) for p in singles]
-    # Keeping a single card is refused: with two cards, list the pairs that go out.
-    out: list[Move] = []
-    for first in singles:
-        melds = list(s.melds)
-        card = first.cards[0]
-        melds[first.meld] = lay_off_card(melds[first.meld], card, first.joker_to, rules)
-        counts[card] -= 1
-        out.extend(LayOff((first, second)) for second in _single_lay_offs(melds, counts, rules))
-        counts[card] += 1
-    return out
+def _apply_draw_stock_move(
+    state: State, s: State, seat: int, move: DrawStock, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_draw_stock(s, seat, now, ev, pending_claimants(state))
+
+
+def _apply_take_discard_move(
+    state: State, s: State, seat: int, move: TakeDiscard, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_take_discard(s, seat, now, ev)
+
+
+def _apply_claim_move(state: State, s: State, seat: int, move: Claim, plan: Any, now: float, ev: list[Event]) -> None:
+    _apply_claim(s, seat, now, ev)
+
+
+def _apply_pass_move(state: State, s: State, seat: int, move: Pass, plan: Any, now: float, ev: list[Event]) -> None:
+    _apply_pass(s, seat, now, ev)
+
+
+def _verify_discard_move(state: State, seat: int, move: Discard, now: float) -> Plan:
+    return verify_discard(state, seat, move.card)
+
+
+def _apply_discard_move(
+    state: State, s: State, seat: int, move: Discard, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_discard(s, seat, move.card, now, ev, plan)
+
+
+def _verify_go_down_move(state: State, seat: int, move: GoDown, now: float) -> Plan:
+    return verify_go_down(state, seat, move.melds, move.lay_offs)
+
+
+def _verify_lay_off_move(state: State, seat: int, move: LayOff, now: float) -> Plan:
+    return verify_lay_off(state, seat, move.parts)
+
+
+def _apply_melds_move(
+    state: State, s: State, seat: int, move: GoDown | LayOff, plan: Any, now: float, ev: list[Event]
+) -> None:
+    _apply_melds(s, seat, move, plan, now, ev)
+
+
+_STEPS: dict[type, tuple[Verify, Apply]] = {
+    DrawStock: (_verify_draw_stock, _apply_draw_stock_move),
+    TakeDiscard: (_verify_take_discard, _apply_take_discard_move),
+    Claim: (_verify_claim, _apply_claim_move),
+    Pass: (_verify_pass, _apply_pass_move),
+    Discard: (_verify_discard_move, _apply_discard_move),
+    GoDown: (_verify_go_down_move, _apply_melds_move),
+    LayOff: (_verify_lay_off_move, _apply_melds_move),
+    Timeout: (_verify_timeout, _apply_timeout),
+}

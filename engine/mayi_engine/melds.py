@@ -24,14 +24,14 @@ lay-off
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cards import JOKER, card_code, card_codes, card_name, make_card
 from .errors import IllegalMoveError, InvalidMoveError
-from .rules import Rules
+from .rules import MeldKind, Rules
 
-BOOK = "book"
-RUN = "run"
+BOOK = MeldKind.BOOK
+RUN = MeldKind.RUN
 HIGH = "high"
 LOW = "low"
 
@@ -40,16 +40,32 @@ def codes(cards: tuple[int, ...] | list[int]) -> str:
     return " ".join(card_code(c) for c in cards)
 
 
-@dataclass(frozen=True, slots=True)
+class Reading(NamedTuple):
+    """One way to read submitted cards as a meld: its ``kind``, ``low`` (a book's rank,
+    or a run's lowest rank, 1..14) and ``suit`` (a run's suit 0..3; -1 for a book)."""
+
+    kind: MeldKind
+    low: int
+    suit: int
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class Meld:
-    """A meld on the table. ``low`` is a book's rank, or a run's lowest rank (1..14)."""
+    """A meld on the table. ``low`` is a book's rank, or a run's lowest rank (1..14).
+    Prints with its cards' codes."""
 
     id: int
     owner: int
-    kind: str
+    kind: MeldKind
     cards: tuple[int, ...]
     low: int
     suit: int = -1
+
+    def __repr__(self) -> str:
+        return (
+            f"Meld(id={self.id}, owner={self.owner}, kind={self.kind!r}, cards={tuple(card_codes(self.cards))!r}, "
+            f"low={self.low}, suit={self.suit})"
+        )
 
     @property
     def high(self) -> int:
@@ -149,16 +165,16 @@ def run_low(cards: tuple[int, ...]) -> tuple[int, int] | str:
     return f"Runs never wrap around and an ace is high or low, not both; {codes(cards)} is not a run"
 
 
-def read_meld(cards: tuple[int, ...], rules: Rules) -> list[tuple[str, int, int]]:
-    """Every reading of ``cards`` as a legal meld: ``[(kind, low, suit)]``.
+def read_meld(cards: tuple[int, ...], rules: Rules) -> list[Reading]:
+    """Every reading of ``cards`` as a legal meld (a :class:`Reading` each).
 
     Raises :class:`IllegalMoveError` (``illegal_meld``) naming the rule if there is none.
     """
-    readings: list[tuple[str, int, int]] = []
+    readings: list[Reading] = []
     problem = book_problem(cards, rules)
     if problem is None:
         rank = next(c >> 2 for c in cards if c != JOKER)
-        readings.append((BOOK, rank, -1))
+        readings.append(Reading(BOOK, rank, -1))
     run = run_low(cards)
     run_problem: str | None
     if isinstance(run, str):
@@ -166,7 +182,7 @@ def read_meld(cards: tuple[int, ...], rules: Rules) -> list[tuple[str, int, int]
     else:
         run_problem = _joker_problem(cards, rules, "run")
         if run_problem is None:
-            readings.append((RUN, run[0], run[1]))
+            readings.append(Reading(RUN, run[0], run[1]))
     if not readings:
         # Name the problem of the reading the player most likely meant.
         naturals = [c for c in cards if c != JOKER]

@@ -1,7 +1,11 @@
 """Moves: a closed set of small typed values, and their JSON form.
 
 >>> move_from_json({"type": "discard", "card": "qs"})
-Discard(card=51)
+Discard(card='QS')
+>>> move_from_json({"type": "go_down", "melds": [["7C", "7D", "7H"], ["4S", "5S", "JK", "7S"]]})
+GoDown(melds=(('7C', '7D', '7H'), ('4S', '5S', 'JK', '7S')), lay_offs=())
+>>> move_from_json({"type": "lay_off", "lay_offs": [{"meld": 0, "cards": ["7S"]}]})
+LayOff(parts=(LayOffPart(meld=0, cards=('7S',), joker_to=None),))
 >>> move_to_json(Discard(51))
 {'type': 'discard', 'card': 'QS'}
 """
@@ -35,7 +39,7 @@ class Pass:
     """Decline the upcard (a claim window answer or the first-upcard offer)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LayOffPart:
     """Cards laid off on one meld, in order; ``joker_to`` says where a moving joker goes."""
 
@@ -43,13 +47,20 @@ class LayOffPart:
     cards: tuple[int, ...]
     joker_to: str | None = None
 
+    def __repr__(self) -> str:
+        return f"LayOffPart(meld={self.meld!r}, cards={_codes(self.cards)}, joker_to={self.joker_to!r})"
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, repr=False)
 class GoDown:
     """Lay down the contract (``melds``, runs low to high), then optional lay-offs."""
 
     melds: tuple[tuple[int, ...], ...]
     lay_offs: tuple[LayOffPart, ...] = ()
+
+    def __repr__(self) -> str:
+        melds = ", ".join(_codes(m) for m in self.melds) + ("," if len(self.melds) == 1 else "")
+        return f"GoDown(melds=({melds}), lay_offs={self.lay_offs!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,16 +70,24 @@ class LayOff:
     parts: tuple[LayOffPart, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Discard:
-    """Discard one card, ending the turn."""
+    """Discard one card, ending the turn. Prints with its card's code: ``Discard(card='QS')``."""
 
     card: int
+
+    def __repr__(self) -> str:
+        return f"Discard(card={card_code(self.card)!r})"
 
 
 @dataclass(frozen=True, slots=True)
 class Timeout:
-    """Play every decision whose deadline has passed (service rules, RULES-SPEC §9)."""
+    """Play every decision whose deadline has passed (the service clocks, docs/rules.md §14)."""
+
+
+def _codes(cards: tuple[int, ...]) -> str:
+    """Cards as a tuple of their codes, as Python prints it: ``('7C', 'JK')``."""
+    return repr(tuple(card_codes(cards)))
 
 
 Move = DrawStock | TakeDiscard | Claim | Pass | GoDown | LayOff | Discard | Timeout

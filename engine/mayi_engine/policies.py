@@ -7,7 +7,7 @@ table), never other hands or the stock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .cards import JOKER
 from .melds import candidate_cards
@@ -16,10 +16,10 @@ from .rng import KeyedRandom
 from .rules import Contract
 from .state import State
 
-Policy = Callable[[State, int, list[Move], KeyedRandom], Move]
+Policy = Callable[[State, int, Sequence[Move], KeyedRandom], Move]
 
 
-def random_policy(state: State, seat: int, legal: list[Move], rng: KeyedRandom) -> Move:
+def random_policy(state: State, seat: int, legal: Sequence[Move], rng: KeyedRandom) -> Move:
     """Uniform over the legal moves."""
     return legal[rng.below(len(legal))]
 
@@ -49,7 +49,7 @@ def usefulness(card: int, hand: tuple[int, ...], contract: Contract) -> int:
     return value
 
 
-def greedy_policy(state: State, seat: int, legal: list[Move], rng: KeyedRandom) -> Move:
+def greedy_policy(state: State, seat: int, legal: Sequence[Move], rng: KeyedRandom) -> Move:
     """Claims what helps, goes down as soon as it can, lays off what it can, and
     discards the card it wants least: one it cannot lay off, that helps least,
     scoring most. It takes the upcard only if it would keep it (taking a card to

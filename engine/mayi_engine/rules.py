@@ -15,10 +15,23 @@ clocks. A third contract-rummy game is a new :class:`Rules` value passed to
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from .errors import ConfigError
+
+
+class MeldKind(StrEnum):
+    """The two kinds of meld: a ``book`` (3+ cards of one rank) and a ``run`` (4+ cards
+    of one suit in sequence). Shared by the contracts, the melds and the solver; prints
+    as its word."""
+
+    BOOK = "book"
+    RUN = "run"
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +69,59 @@ class Contract:
 class RoundSpec:
     contract: Contract
     deal: int
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One table option, declared once: its ``name`` (the :class:`Rules` field it sets,
+    whose value in a variant is the option's default), its ``type`` (``bool``, ``int``
+    or ``float``), its allowed range (``low`` to ``high``) and, for the API's schema and
+    the error messages, a ``unit`` and a ``description``. A variant accepts the options
+    listed in its :attr:`Rules.option_specs` (``house``: a house option of that variant)."""
+
+    name: str
+    type: type
+    description: str
+    low: float | None = None
+    high: float | None = None
+    unit: str = ""
+    house: bool = False
+
+    def check(self, value: Any) -> Any:
+        """``value`` as this option's type; :class:`ConfigError` naming the option if it is not one."""
+        if self.type is bool:
+            if not isinstance(value, bool):
+                raise ConfigError("validation_error", f"options.{self.name} must be true or false")
+            return value
+        whole = self.type is int
+        ok = isinstance(value, int if whole else int | float) and not isinstance(value, bool)
+        if not ok or (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
+            what = "whole number" if whole else f"number of {self.unit}" if self.unit else "number"
+            raise ConfigError(
+                "validation_error", f"options.{self.name} must be a {what} from {self.low:g} to {self.high:g}"
+            )
+        return self.type(value)
+
+    def as_json(self, default: Any) -> dict[str, Any]:
+        """The spec as data (for the API's schema and docs), with this variant's ``default``."""
+        return {
+            "name": self.name,
+            "type": {bool: "boolean", int: "integer", float: "number"}[self.type],
+            "minimum": self.low,
+            "maximum": self.high,
+            "default": default,
+            "house": self.house,
+            "description": self.description,
+        }
+
+
+#: The options every variant has: the clocks and the service safeguards.
+COMMON_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("claim_seconds", float, "Claim window length", 1, 86400, "seconds"),
+    OptionSpec("turn_seconds", float, "Turn clock", 1, 86400, "seconds"),
+    OptionSpec("max_reshuffles", int, "Stock rebuilds allowed in a round", 0, 100),
+    OptionSpec("max_turns", int, "Service safeguard: turns after which a round ends with nobody out", 10, 10000),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +168,16 @@ class Rules:
     max_turns: int = 500
     #: Each player meets the rounds' contracts ("goals") in any order, one per round.
     free_goal_order: bool = False
-    #: House option names this variant accepts, with their defaults.
-    house_options: tuple[tuple[str, Any], ...] = ()
-    options: tuple[tuple[str, Any], ...] = field(default=())
+    #: The last round's contract is met only by going out, every card in the melds.
+    all_out_final: bool = False
+    #: The table options this variant accepts (each sets the field of its name).
+    option_specs: tuple[OptionSpec, ...] = COMMON_OPTIONS
+
+    def __post_init__(self) -> None:
+        if self.all_out_final and not self.rounds[-1].contract.all_cards:
+            last = self.rounds[-1]
+            final = RoundSpec(replace(last.contract, all_cards=True), last.deal)
+            object.__setattr__(self, "rounds", (*self.rounds[:-1], final))
 
     def decks_for(self, players: int) -> int:
         for up_to, decks in self.decks:
@@ -120,56 +193,38 @@ class Rules:
         return sum(scores[c >> 2] for c in hand)
 
     def option(self, name: str) -> Any:
-        return dict(self.options).get(name, dict(self.house_options).get(name))
+        """The value of table option ``name`` in these rules (``None`` if there is no such option)."""
+        return getattr(self, name) if any(spec.name == name for spec in self.option_specs) else None
+
+    def option_table(self) -> list[dict[str, Any]]:
+        """Every option of this variant as data, with its default here."""
+        return [spec.as_json(getattr(self, spec.name)) for spec in self.option_specs]
 
     def with_options(self, options: dict[str, Any] | None) -> Rules:
-        """These rules with table options applied; unknown options are refused."""
+        """These rules with table options applied, each checked against its :class:`OptionSpec`;
+        unknown options are refused."""
         if not options:
             return self
+        specs = {spec.name: spec for spec in self.option_specs}
         changes: dict[str, Any] = {}
-        house = dict(self.house_options)
-        chosen = dict(self.options)
         for key, value in options.items():
-            if key in ("claim_seconds", "turn_seconds"):
-                if not isinstance(value, int | float) or isinstance(value, bool) or not 1 <= value <= 86400:
-                    raise ConfigError("validation_error", f"options.{key} must be a number of seconds from 1 to 86400")
-                changes[key] = float(value)
-            elif key == "max_reshuffles":
-                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 100:
-                    raise ConfigError("validation_error", "options.max_reshuffles must be a whole number from 0 to 100")
-                changes[key] = value
-            elif key == "max_turns":
-                if not isinstance(value, int) or isinstance(value, bool) or not 10 <= value <= 10000:
-                    raise ConfigError("validation_error", "options.max_turns must be a whole number from 10 to 10000")
-                changes[key] = value
-            elif key in house:
-                if not isinstance(value, bool):
-                    raise ConfigError("validation_error", f"options.{key} must be true or false")
-                chosen[key] = value
-            else:
-                known = ", ".join(["claim_seconds", "turn_seconds", "max_reshuffles", "max_turns", *house])
+            spec = specs.get(key)
+            if spec is None:
                 raise ConfigError(
-                    "validation_error", f"options.{key} is not an option of {self.title} (known: {known})"
+                    "validation_error",
+                    f"options.{key} is not an option of {self.title} (known: {', '.join(specs)})",
                 )
-        rules = replace(self, options=tuple(sorted(chosen.items())), **changes)
-        if rules.option("free_goal_order"):
-            rules = replace(rules, free_goal_order=True)
-        if rules.option("bury_joker_upcard") is False:
-            rules = replace(rules, bury_joker_upcard=False)
-        if rules.option("all_out_final"):
-            last = rules.rounds[-1]
-            final = RoundSpec(replace(last.contract, all_cards=True), last.deal)
-            rules = replace(rules, rounds=(*rules.rounds[:-1], final))
-        return rules
+            changes[key] = spec.check(value)
+        return replace(self, **changes)
 
     def table_options(self) -> dict[str, Any]:
         """The options that differ from this variant's registered defaults."""
         base = VARIANTS.get(self.name)
-        out: dict[str, Any] = dict(self.options)
-        if base is not None:
-            for key in ("claim_seconds", "turn_seconds", "max_reshuffles", "max_turns"):
-                if getattr(self, key) != getattr(base, key):
-                    out[key] = getattr(self, key)
+        out: dict[str, Any] = {}
+        for spec in self.option_specs:
+            value = getattr(self, spec.name)
+            if base is None or value != getattr(base, spec.name):
+                out[spec.name] = value
         return out
 
 
@@ -234,7 +289,17 @@ SHANGHAI = Rules(
     out_by_discard=False,
     # joker 25; A 15; 2-8 5; 9-K 10.
     scores=(25, 15, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10),
-    house_options=(("all_out_final", False), ("bury_joker_upcard", True), ("free_goal_order", False)),
+    option_specs=(
+        *COMMON_OPTIONS,
+        OptionSpec("all_out_final", bool, "Shanghai house option: the final hand must go all out", house=True),
+        OptionSpec("bury_joker_upcard", bool, "Shanghai house option: bury a joker upcard", house=True),
+        OptionSpec(
+            "free_goal_order",
+            bool,
+            "Shanghai house option: meet the goals (rounds' contracts) in any order",
+            house=True,
+        ),
+    ),
 )
 
 VARIANTS: dict[str, Rules] = {MAY_I.name: MAY_I, SHANGHAI.name: SHANGHAI}

@@ -15,7 +15,8 @@ from typing import Any
 
 from .cards import build_decks, counts_of
 from .errors import ConfigError
-from .game import legal_moves, new_game, pending_claimants, play
+from .game import new_game, pending_claimants, play
+from .legal import legal_moves
 from .policies import POLICIES
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
@@ -62,21 +63,41 @@ class Summary:
     violations: int = 0
     violation_examples: list[str] = field(default_factory=list)
     score_sum: list[int] = field(default_factory=list)
-    wins: list[float] = field(default_factory=list)
+    #: Games each seat won: the lowest total, alone or shared.
+    wins: list[int] = field(default_factory=list)
+    #: Of those, the games whose lowest total another seat shared.
+    shared_wins: list[int] = field(default_factory=list)
+    #: Games whose lowest total was shared by two seats or more.
+    shared_games: int = 0
+
+    def add_totals(self, totals: Sequence[int]) -> None:
+        """Count one game's final totals: the lowest total wins, a shared lowest total
+        is a win for each seat that has it (and counted in ``shared_wins``)."""
+        best = min(totals)
+        winners = [i for i, t in enumerate(totals) if t == best]
+        shared = len(winners) > 1
+        self.shared_games += shared
+        for i, total in enumerate(totals):
+            self.score_sum[i] += total
+            if i in winners:
+                self.wins[i] += 1
+                self.shared_wins[i] += shared
 
     def as_dict(self) -> dict[str, Any]:
         seconds = self.seconds or 1e-9
-        per_bot: dict[str, dict[str, float]] = {}
+        per_bot: dict[str, dict[str, Any]] = {}
         for seat, name in enumerate(self.bots):
             key = f"{seat}:{name}"
             per_bot[key] = {
                 "mean_score": self.score_sum[seat] / self.games if self.games else 0.0,
                 "wins": self.wins[seat],
+                "shared_wins": self.shared_wins[seat],
             }
         return {
             "variant": self.variant,
             "players": self.players,
             "games": self.games,
+            "shared_games": self.shared_games,
             "rounds": self.rounds,
             "actions": self.actions,
             "seconds": round(self.seconds, 3),
@@ -133,7 +154,8 @@ def simulate(
     unknown = [b for b in bots if b not in POLICIES]
     if unknown:
         raise ConfigError("validation_error", f"unknown bot {unknown[0]!r} (known: {', '.join(POLICIES)})")
-    summary = Summary(rules.name, len(bots), list(bots), score_sum=[0] * len(bots), wins=[0.0] * len(bots))
+    n = len(bots)
+    summary = Summary(rules.name, n, list(bots), score_sum=[0] * n, wins=[0] * n, shared_wins=[0] * n)
     for g in range(games):
         state, actions, problems = play_game(rules, bots, game_seed(seed, g), check=check)
         summary.games += 1
@@ -142,12 +164,7 @@ def simulate(
         summary.safeguard_rounds += sum(1 for r in state.results if r.out < 0)
         summary.violations += len(problems)
         summary.violation_examples.extend(problems[:2])
-        best = min(state.totals)
-        winners = [i for i, t in enumerate(state.totals) if t == best]
-        for i, total in enumerate(state.totals):
-            summary.score_sum[i] += total
-            if i in winners:
-                summary.wins[i] += 1 / len(winners)
+        summary.add_totals(state.totals)
         if progress is not None:
             progress(g + 1)
     return summary

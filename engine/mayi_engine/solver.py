@@ -58,13 +58,13 @@ from functools import lru_cache
 from itertools import combinations, product
 
 from .cards import JOKER, counts_of
-from .rules import Contract, Rules
+from .rules import Contract, MeldKind, Rules
 
-PlannedMeld = tuple[str, tuple[int, ...]]
-"""``("book" | "run", cards)``; a run's cards low to high, jokers at their places."""
+PlannedMeld = tuple[MeldKind, tuple[int, ...]]
+"""``(MeldKind.BOOK | MeldKind.RUN, cards)``; a run's cards low to high, jokers at their places."""
 
-BOOK = "book"
-RUN = "run"
+BOOK = MeldKind.BOOK
+RUN = MeldKind.RUN
 
 _NO_LIMIT = 1 << 20  # stands for "no joker limit": more jokers than any hand holds
 _LONGEST_RUN = 13

@@ -16,7 +16,7 @@ from typing import Any
 from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, parse_card
 from .errors import ConfigError
 from .melds import Meld
-from .rules import Rules, get_rules
+from .rules import MeldKind, Rules, get_rules
 
 STATE_VERSION = 1
 
@@ -33,6 +33,15 @@ class Phase(StrEnum):
     #: ``turn`` has drawn: goes down, lays off, discards.
     PLAY = "play"
     #: The game is over.
+    FINISHED = "finished"
+
+
+class GameStatus(StrEnum):
+    """Where a game is in its life, as stored and shown: ``waiting`` (seats still open,
+    a service state before any deal), ``playing`` and ``finished``."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
     FINISHED = "finished"
 
 
@@ -113,6 +122,11 @@ class State:
     def finished(self) -> bool:
         return self.phase is Phase.FINISHED
 
+    @property
+    def status(self) -> GameStatus:
+        """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
+        return GameStatus.FINISHED if self.phase is Phase.FINISHED else GameStatus.PLAYING
+
     def clone(self) -> State:
         """A shallow copy to build the next state from (fields are immutable), without
         the memoised legal moves. (A plain ``__dict__`` copy: the fastest copy there is.)"""
@@ -189,7 +203,7 @@ def from_json(data: dict[str, Any]) -> State:
     if data.get("v") != STATE_VERSION:
         raise ConfigError("state_version", f"state version {data.get('v')!r} is not {STATE_VERSION}")
     rules = get_rules(data["variant"], data.get("options") or None)
-    kinds = {"b": "book", "r": "run"}
+    kinds = {"b": MeldKind.BOOK, "r": MeldKind.RUN}
     return State(
         rules=rules,
         seed=bytes.fromhex(data["seed"]),
@@ -236,4 +250,4 @@ def loads(text: str | bytes) -> State:
     return from_json(json.loads(text))
 
 
-__all__ = ["JOKER", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]
+__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]

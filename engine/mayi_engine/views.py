@@ -11,11 +11,13 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import card_code, card_codes
-from .game import deadline, legal_moves, pending_claimants, standings
+from .clocks import deadline
+from .game import pending_claimants, standings
+from .legal import legal_moves
 from .melds import Meld, meld_json
 from .moves import Move, move_to_json
 from .rules import Contract
-from .state import Phase, RoundResult, State
+from .state import GameStatus, Phase, RoundResult, State
 
 
 @lru_cache(maxsize=8192)
@@ -50,8 +52,9 @@ def _goals_view(s: State) -> dict[str, Any]:
     return {"goals_done": [[g + 1 for g in done] for done in s.goals_done]}
 
 
-def status(state: State) -> str:
-    return "finished" if state.phase is Phase.FINISHED else "playing"
+def status(state: State) -> GameStatus:
+    """The game's :class:`GameStatus` (``playing`` or ``finished``)."""
+    return state.status
 
 
 def player_view(state: State, seat: int | None = None, now: float | None = None) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import redis
 from flask import Flask, Response, current_app, json, request
 from werkzeug.exceptions import HTTPException
 
-from mayi_engine.errors import IllegalMoveError, InvalidMoveError, MayIError
+from mayi_engine.errors import ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
 
 from .schemas import CARD_ERROR
 
@@ -24,20 +24,8 @@ log = logging.getLogger(__name__)
 PROBLEM_TYPE = "https://mayi.invalid/problems/"
 CONTENT_TYPE = "application/problem+json"
 
-#: HTTP status of each engine error code (409: not now; 422: never as sent).
-ENGINE_STATUS = {
-    "not_your_turn": 409,
-    "wrong_phase": 409,
-    "claims_open": 409,
-    "claim_not_allowed": 409,
-    "game_over": 409,
-    "not_due": 409,
-    "card_not_in_hand": 422,
-    "illegal_meld": 422,
-    "illegal_lay_off": 422,
-    "bad_card": 422,
-    "validation_error": 422,
-}
+#: HTTP status of each engine error code (409: not now; 422: never as sent), from the engine's ErrorCode.
+ENGINE_STATUS = {code.value: code.http_status for code in ErrorCode}
 
 TITLES = {
     400: "Bad request",

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mayi_engine import game as engine
+import mayi_engine as engine
 from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout

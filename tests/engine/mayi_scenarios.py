@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from mayi_engine import Event, legal_moves, new_game, pending_claimants, play
 from mayi_engine.cards import NATURALS, build_decks, card_codes, counts_of, parse_card
 from mayi_engine.errors import IllegalMoveError, MayIError
-from mayi_engine.game import Event, legal_moves, new_game, pending_claimants, play
 from mayi_engine.moves import Discard, GoDown, LayOff, LayOffPart, Move, Pass
 from mayi_engine.rules import Rules
 from mayi_engine.state import Phase, State, dumps, loads, to_json

@@ -27,9 +27,7 @@ from mayi_scenarios import (
     with_stock,
 )
 
-from mayi_engine.cards import JOKER, build_decks, card_code, card_codes, parse_card, parse_cards
-from mayi_engine.errors import ConfigError, InvalidMoveError
-from mayi_engine.game import (
+from mayi_engine import (
     deadline,
     legal_moves,
     new_game,
@@ -38,6 +36,8 @@ from mayi_engine.game import (
     start_game,
     timeout_discard,
 )
+from mayi_engine.cards import JOKER, build_decks, card_code, card_codes, parse_card, parse_cards
+from mayi_engine.errors import ConfigError, InvalidMoveError
 from mayi_engine.moves import Claim, DrawStock, Pass, TakeDiscard, Timeout, move_from_json, move_to_json
 from mayi_engine.rules import MAY_I, SHANGHAI, get_rules
 from mayi_engine.state import Phase, State
@@ -437,7 +437,7 @@ def assert_game_over(s: State, events: list, out: int, scores: list[int], places
     assert ended["places"] == places == standings(s) and ended["totals"] == scores
     view = player_view(s, 0)
     assert view["status"] == "finished" and view["places"] == places and view["legal"] == []
-    assert deadline(s) is None and all(legal_moves(s, seat) == [] for seat in range(3))
+    assert deadline(s) is None and all(legal_moves(s, seat) == () for seat in range(3))
     refused(s, 1, DrawStock(), "game_over", "over")
     refused(s, None, Timeout(), "game_over", "over")
 
@@ -532,17 +532,28 @@ def test_an_unanswered_claim_is_a_pass_at_the_deadline() -> None:
     s, _ = act(s, 1, Claim(), now=3.0)
     s, events = act(s, None, Timeout(), now=15.0)
     assert [(e["type"], e["seat"], e.get("timeout")) for e in events] == [("passed", 2, True)]
-    assert s.timeouts == (0, 0, 0)  # claim answers are not counted towards absence
-    assert s.phase is Phase.DRAW and pending_claimants(s) == [] and deadline(s) == 60.0
+    assert s.timeouts == (0, 0, 1)  # an unanswered claim is a timeout toward absence
+    assert s.phase is Phase.DRAW and pending_claimants(s) == () and deadline(s) == 60.0
     s, events = act(s, 0, DrawStock(), now=16.0)
     assert of_kind(events, "claim_won")[0]["seat"] == 1
 
 
 def test_a_claim_after_the_window_closed_is_refused() -> None:
     s = table(SHANGHAI, 3, upcard="9S")
-    refused(s, 1, Claim(), "claim_not_allowed", "has closed", "nine of spades", now=15.0)
+    refused(s, 1, Claim(), "claim_not_allowed", "window on the nine of spades closed at 15", now=15.0)
     s, _ = act(s, 1, Claim(), now=14.0)
     assert s.claims == (1,)
+
+
+def test_a_claim_after_the_clock_passed_for_the_seat_says_the_window_closed() -> None:
+    """The service plays the due timeouts before a late claim: the seat has been passed
+    by the clock, and the answer names the closed window (not "already answered")."""
+    s = table(SHANGHAI, 3, upcard="9S")
+    s, _ = act(s, None, Timeout(), now=16.0)
+    assert s.passes == (1, 2)
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window on the nine of spades closed at 15", now=16.0)
+    s, _ = act(s, 0, DrawStock(), now=17.0)
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window closed when seat 0 drew", now=18.0)
 
 
 def test_an_undrawn_turn_draws_from_the_stock() -> None:
@@ -598,47 +609,37 @@ def test_the_timeout_discard_when_every_card_fits_is_the_highest() -> None:
 
 
 def test_three_timeouts_in_a_row_make_a_seat_absent_and_acting_again_clears_it() -> None:
+    """Turn decisions and unanswered claims both count: an unanswered claim is a pass,
+    and a timeout toward absence (docs/rules.md, E2)."""
     s = table(SHANGHAI, 3, hands=["KS QS"], upcard="9S")
-    s, _ = act(s, None, Timeout(), now=15.0)  # claims: seats 1 and 2 pass (not counted)
+    s, _ = act(s, None, Timeout(), now=15.0)  # claims: seats 1 and 2 pass: 1 each
+    assert s.timeouts == (0, 1, 1)
     s, _ = act(s, None, Timeout(), now=60.0)  # seat 0 draws: 1
     s, _ = act(s, None, Timeout(), now=120.0)  # seat 0 discards: 2
-    assert s.timeouts == (2, 0, 0) and s.absent == (False,) * 3
-    # Seats 1 and 2 play their turns; seat 0's claim answers time out (not counted).
-    s, _ = act(s, 2, Pass(), now=121.0)
-    s, _ = act(s, None, Timeout(), now=135.0)
-    s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=136.0)
-    s, _ = act(s, 1, Pass(), now=137.0)
-    s, _ = act(s, None, Timeout(), now=151.0)
-    s, _ = acts(s, (2, DrawStock()), (2, discard(hand_of(s, 2)[0])), now=152.0)
-    s = pass_all(s, now=153.0)
-    assert s.turn == 0 and s.timeouts == (2, 0, 0) and deadline(s) == 212.0
-    s, events = act(s, None, Timeout(), now=212.0)  # the third: seat 0 is absent and played at once
-    assert [(e["type"], e["seat"]) for e in events] == [
-        ("seat_absent", 0),
-        ("drew", 0),
-        ("discarded", 0),
-        ("passed", 0),  # its own discard (Shanghai lets it buy back): answered at once
-    ]
-    assert all(e.get("timeout") for e in events[1:])
-    assert s.absent == (True, False, False) and s.timeouts[0] == 4
+    assert s.timeouts == (2, 1, 1) and s.absent == (False,) * 3
+    s, _ = act(s, 2, Pass(), now=121.0)  # seat 2 acts: its count starts again
+    assert s.timeouts == (2, 1, 0)
+    s, events = act(s, None, Timeout(), now=135.0)  # seat 0's claim on its own discard: the third
+    assert [(e["type"], e["seat"]) for e in events] == [("passed", 0), ("seat_absent", 0)]
+    assert events[0].get("timeout")
+    assert s.absent == (True, False, False) and s.timeouts == (3, 1, 0)
     assert player_view(s)["seats"][0]["absent"] is True
     # An absent claimant is passed at once.
-    s, _ = act(s, 2, Pass(), now=213.0)
     s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=214.0)
-    assert pending_claimants(s) == [0, 1] and deadline(s) == 214.0
+    assert pending_claimants(s) == (0, 1) and deadline(s) == 214.0
     s, events = act(s, None, Timeout(), now=214.0)
     assert [(e["type"], e["seat"], e.get("timeout")) for e in events] == [("passed", 0, True)]
     s, _ = act(s, 1, Pass(), now=215.0)
     # On its own turn it is played as soon as the present seats have answered the upcard.
     s, _ = acts(s, (2, DrawStock()), (2, discard(hand_of(s, 2)[0])), now=216.0)
-    assert s.turn == 0 and pending_claimants(s) == [1, 2]
+    assert s.turn == 0 and pending_claimants(s) == (1, 2)
     assert deadline(s) == 231.0  # their claim window comes first (RULES-SPEC §6)
     refused(s, None, Timeout(), "not_due", now=220.0)
     s = pass_all(s, now=217.0)
     assert deadline(s) == 216.0  # then at once
     s, events = act(s, None, Timeout(), now=217.0)
     assert [(e["type"], e["seat"]) for e in events] == [("drew", 0), ("discarded", 0), ("passed", 0)]
-    assert s.timeouts[0] == 6 and s.absent[0]
+    assert s.timeouts[0] == 7 and s.absent[0]
     # Acting again clears it.
     s, _ = act(s, 2, Pass(), now=218.0)
     s, _ = acts(s, (1, DrawStock()), (1, discard(hand_of(s, 1)[0])), now=219.0)
@@ -701,7 +702,7 @@ def test_an_absent_claimant_is_passed_at_once() -> None:
     assert deadline(s) == 0.0  # the window's opening time: due at once
     s, events = act(s, None, Timeout(), now=0.0)
     assert [(e["type"], e["seat"]) for e in events] == [("passed", 2)]
-    assert pending_claimants(s) == [1] and deadline(s) == 15.0
+    assert pending_claimants(s) == (1,) and deadline(s) == 15.0
 
 
 # ---------------------------------------------------------------------------

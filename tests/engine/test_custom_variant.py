@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from mayi_scenarios import act, acts, discard, down, drawn, lay, of_kind, refused, table
 
+from mayi_engine import new_game, pending_claimants
 from mayi_engine.cards import parse_cards
-from mayi_engine.game import new_game, pending_claimants
 from mayi_engine.moves import Claim, DrawStock, Pass
 from mayi_engine.rules import VARIANTS, Contract, RoundSpec, Rules, get_rules, register_variant
 from mayi_engine.simulate import play_game
@@ -98,4 +98,4 @@ def test_a_custom_variant_applies_its_own_rules_in_play(three_step: Rules) -> No
     assert of_kind(events, "went_down")[0]["data"]["melds"][0]["cards"] == ["5C", "5D", "JK", "JK"]
     refused(s, 0, lay(0, "JK"), "card_not_in_hand", "JK")
     s, _ = act(s, 0, discard("KS"))
-    assert s.turn == 1 and pending_claimants(s) == [2]  # the discarder may not claim
+    assert s.turn == 1 and pending_claimants(s) == (2,)  # the discarder may not claim

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mayi_scenarios import act, down, refused, table
 
-from mayi_engine.game import goals_for, legal_moves
+from mayi_engine import goals_for, legal_moves
 from mayi_engine.moves import GoDown, TakeDiscard
 from mayi_engine.rules import SHANGHAI
 from mayi_engine.state import dumps, loads

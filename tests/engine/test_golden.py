@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from mayi_engine.game import legal_moves, new_game, play
+from mayi_engine import legal_moves, new_game, play
 from mayi_engine.moves import move_from_json, move_to_json
 from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom

@@ -33,9 +33,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 
+from mayi_engine import apply_move, check_move, deadline, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
 from mayi_engine.errors import MayIError
-from mayi_engine.game import apply_move, check_move, deadline, legal_moves, new_game, play
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
 from mayi_engine.moves import (
     Claim,
@@ -433,7 +433,7 @@ def assert_finished_properly(table: Table, state: State, actions: int) -> None:
     for result in state.results:
         if result.out >= 0:
             assert result.scores[result.out] == 0
-    assert all(legal_moves(state, seat) == [] for seat in range(table.players))
+    assert all(legal_moves(state, seat) == () for seat in range(table.players))
 
 
 # Shrinking a seed teaches nothing, and a game that never ends is slow to shrink.
@@ -485,7 +485,7 @@ def test_a_seat_out_of_buys_may_not_pass_either() -> None:
     state = new_game(get_rules("shanghai"), ["a", "b", "c"], bytes(32))
     state = state.clone()
     state.claims_used = (0, 2, 0)
-    assert legal_moves(state, 1) == []
+    assert legal_moves(state, 1) == ()
     for move in (Pass(), Claim()):
         with pytest.raises(MayIError) as info:
             check_move(state, 1, move)

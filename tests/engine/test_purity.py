@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import mayi_engine
-from mayi_engine.game import apply_move, legal_moves, new_game
+from mayi_engine import apply_move, legal_moves, new_game
 from mayi_engine.rules import MAY_I, SHANGHAI
 from mayi_engine.simulate import next_seat
 from mayi_engine.state import to_json

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from mayi_engine import apply_move, deadline, legal_moves, new_game
 from mayi_engine.cards import parse_cards
 from mayi_engine.errors import ConfigError
-from mayi_engine.game import apply_move, deadline, legal_moves, new_game
 from mayi_engine.moves import Timeout
 from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom

@@ -28,9 +28,9 @@ from mayi_scenarios import (
     with_stock,
 )
 
+from mayi_engine import legal_moves, pending_claimants
 from mayi_engine.cards import JOKER, card_codes
 from mayi_engine.errors import ConfigError
-from mayi_engine.game import legal_moves, pending_claimants
 from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, Pass, TakeDiscard
 from mayi_engine.rules import SHANGHAI
 from mayi_engine.state import Phase, State
@@ -43,9 +43,9 @@ from mayi_engine.views import player_view
 def test_the_first_player_chooses_between_the_upcard_and_the_stock() -> None:
     s = table(SHANGHAI, 3, upcard="9S", stock="4D")
     assert s.phase is Phase.DRAW and s.turn == s.actor == 0 and s.discarder == -1
-    assert pending_claimants(s) == [1, 2]
-    assert legal_moves(s, 0) == [TakeDiscard()]
-    assert legal_moves(s, 0, now=15.0) == [TakeDiscard(), DrawStock()]
+    assert pending_claimants(s) == (1, 2)
+    assert legal_moves(s, 0) == (TakeDiscard(),)
+    assert legal_moves(s, 0, now=15.0) == (TakeDiscard(), DrawStock())
     taken, events = act(s, 0, TakeDiscard())
     assert kinds(events) == ["took_upcard"] and "9S" in hand_of(taken, 0) and taken.phase is Phase.PLAY
     s = pass_all(s)
@@ -84,7 +84,7 @@ def after_first_discard(players: int = 3, **kw) -> State:
 
 def test_penalty_cards_come_after_the_turn_players_draw() -> None:
     s = after_first_discard(stock="4D 5D 6D")
-    assert s.turn == 1 and pending_claimants(s) == [0, 2]  # the discarder may buy it back
+    assert s.turn == 1 and pending_claimants(s) == (0, 2)  # the discarder may buy it back
     s, events = acts(s, (2, Claim()), (0, Pass()), (1, DrawStock()))
     assert drawn(events) == [(1, "4D", False), (2, "5D", True), (2, "6D", True)]
 
@@ -92,7 +92,7 @@ def test_penalty_cards_come_after_the_turn_players_draw() -> None:
 @pytest.mark.parametrize(("arrival", "winner"), [((3, 2), 2), ((2, 3), 2), ((0, 3), 3), ((3, 0), 3), ((0,), 0)])
 def test_buy_priority_is_clockwise_from_the_turn_and_the_discarder_is_last(arrival, winner) -> None:
     s = after_first_discard(players=4, stock="4D 5D 6D")
-    assert s.turn == 1 and pending_claimants(s) == [0, 2, 3]
+    assert s.turn == 1 and pending_claimants(s) == (0, 2, 3)
     for seat in arrival:
         s, _ = act(s, seat, Claim())
     s = pass_all(s)
@@ -116,9 +116,9 @@ def test_two_buys_per_player_per_round() -> None:
     s = pass_all(s)
     s, _ = acts(s, (2, DrawStock()), (2, discard(hand_of(s, 2)[0])))
     # Seat 2 discarded and has used both buys: it is no longer asked.
-    assert s.turn == 0 and pending_claimants(s) == [1]
+    assert s.turn == 0 and pending_claimants(s) == (1,)
     refused(s, 2, Claim(), "claim_not_allowed", "Shanghai allows 2 buys per player in a round")
-    assert legal_moves(s, 2) == []
+    assert legal_moves(s, 2) == ()
     assert player_view(s)["seats"][2]["claims_left"] == 0
     s, _ = act(s, 1, Pass())
     s, _ = act(s, 0, DrawStock())  # nobody else to wait for
@@ -155,7 +155,7 @@ def test_buy_refusals() -> None:
     refused(s, 0, Claim(), "claim_not_allowed", "already answered")
     s, _ = act(s, 2, Pass())
     s, _ = act(s, 1, DrawStock())
-    refused(s, 2, Claim(), "wrong_phase", "no upcard on offer")
+    refused(s, 2, Claim(), "claim_not_allowed", "claim window closed when seat 1 drew")
 
 
 # ---------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mayi_engine import solver
-from mayi_engine.cards import JOKER, build_decks, parse_cards
+from mayi_engine.cards import JOKER, build_decks, card_codes, parse_cards
 from mayi_engine.rules import MAY_I, SHANGHAI, Contract, Rules
 from mayi_engine.solver import can_meet, find_contract
 
@@ -526,10 +526,46 @@ def test_solver_is_pure():
 
 @pytest.mark.parametrize("rules", [MAY_I, SHANGHAI])
 def test_every_builtin_contract_on_a_dealt_hand(rules):
+    """Dealt hands (random, and with the contract's melds planted in them): the solver
+    finds a plan exactly when the brute-force oracle finds an arrangement, and every
+    plan is valid. A solver that never found a plan fails on the planted hands."""
     rng = random.Random(3)
     for spec in rules.rounds:
-        for _ in range(50):
-            hand = tuple(rng.sample(build_decks(3), spec.deal + 1))
-            plan = find_contract(hand, spec.contract, rules)
+        contract = spec.contract
+        found = 0
+        for i in range(50):
+            deck = build_decks(3)
+            if i % 2:
+                hand = tuple(rng.sample(deck, spec.deal + 1))
+            else:
+                hand = _planted(rng, contract, deck, max(spec.deal + 1, contract.min_cards))
+            plan = find_contract(hand, contract, rules)
+            assert (plan is not None) == oracle(hand, contract, rules), (card_codes(hand), contract)
+            if i % 2 == 0:
+                assert plan is not None, (card_codes(hand), contract)
             if plan is not None:
-                check_plan(plan, hand, spec.contract, rules)
+                found += 1
+                check_plan(plan, hand, contract, rules)
+        assert found >= 25, (contract, found)
+
+
+def _planted(rng: random.Random, contract: Contract, deck: list[int], size: int) -> tuple[int, ...]:
+    """A hand holding ``contract``'s melds (natural cards; distinct book ranks, runs of
+    distinct suits on ranks apart from the books), padded with random cards to ``size``
+    (to exactly the melds' cards for an all-cards contract)."""
+    ranks = rng.sample(range(1, 14), contract.books)
+    cards = [r * 4 + s for r in ranks for s in rng.sample(range(4), 3)]
+    free = [r for r in range(1, 11) if not any(b in ranks for b in range(r, r + 4))]
+    for suit in rng.sample(range(4), contract.runs):
+        lo = rng.choice(free)
+        cards += [(lo + k) * 4 + suit for k in range(4)]
+    if contract.all_cards:
+        # Longer runs take the rest of the hand: extend the last run upwards.
+        while len(cards) < size and cards[-1] // 4 < 13:
+            cards.append(cards[-1] + 4)
+        return tuple(cards)
+    rest = list(deck)
+    for c in cards:
+        rest.remove(c)
+    cards += rng.sample(rest, size - len(cards))
+    return tuple(cards)

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
+from mayi_engine import apply_move, deadline, legal_moves, new_game, pending_claimants
 from mayi_engine.cards import card_code, card_codes, parse_cards
-from mayi_engine.game import apply_move, deadline, legal_moves, new_game, pending_claimants
 from mayi_engine.melds import Meld
 from mayi_engine.moves import Claim, DrawStock, Pass, Timeout, move_from_json, move_to_json
 from mayi_engine.policies import POLICIES
@@ -102,7 +102,7 @@ def check_public(view: dict[str, Any], state: State) -> None:
             assert window["claims"] == list(state.claims)
             assert window["passes"] == list(state.passes)
             assert window["closes_at"] == state.claim_closes_at
-            assert window["pending"] == pending_claimants(state)
+            assert window["pending"] == list(pending_claimants(state))
     else:
         assert view["upcard"] is None
         assert view["claim_window"] is None
@@ -148,7 +148,7 @@ def test_a_seat_view_adds_its_hand_and_legal_moves(game: list[State]) -> None:
             assert view["hand"] == card_codes(state.hands[seat])
             assert set(view["hand"]) <= CARD_CODES
             assert view["legal"] == [move_to_json(m) for m in legal_moves(state, seat)]
-            assert [move_from_json(m) for m in view["legal"]] == legal_moves(state, seat)
+            assert [move_from_json(m) for m in view["legal"]] == list(legal_moves(state, seat))
             # The seat's view is the spectator's plus its own part.
             assert {k: v for k, v in view.items() if k not in SEAT_ONLY | {"held", "seat"}} == spectator
 

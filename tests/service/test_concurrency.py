@@ -27,7 +27,7 @@ import pytest
 import requests
 from http_moves import auth, move_request
 
-from mayi_engine import game as engine
+import mayi_engine as engine
 from mayi_engine.moves import move_from_json
 from mayi_engine.rules import get_rules
 from mayi_engine.state import loads, to_json

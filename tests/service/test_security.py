@@ -30,8 +30,8 @@ import pytest
 import requests
 from http_moves import auth, move_request
 
+from mayi_engine import legal_moves
 from mayi_engine.cards import card_codes
-from mayi_engine.game import legal_moves
 from mayi_engine.moves import move_to_json
 from mayi_engine.state import State, loads
 from mayi_service.app import create_app

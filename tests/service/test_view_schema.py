@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mayi_engine.game import legal_moves
+from mayi_engine import legal_moves
 from mayi_engine.moves import move_to_json
 from mayi_engine.state import loads
 from mayi_service.schemas import GameViewSchema

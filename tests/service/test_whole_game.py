@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 import requests
 
+from mayi_engine import new_game, play, start_game
 from mayi_engine.cards import parse_card
-from mayi_engine.game import new_game, play, start_game
 from mayi_engine.moves import move_from_json
 from mayi_engine.policies import usefulness
 from mayi_engine.rules import Contract, Rules, get_rules

@@ -1,0 +1,136 @@
+"""The service clocks (docs/rules.md §14): deadlines, timed-out decisions, absence.
+
+Every decision has a deadline. When it passes, the service plays the
+:class:`~mayi_engine.moves.Timeout` move: an unanswered claim is a pass, an undrawn
+turn draws from the stock, an undiscarded turn discards the highest-scoring card the
+seat could not lay off on that turn. Three timeouts in a row mark a seat absent; an
+absent seat is played for at once until it acts again. The engine never reads a
+clock: ``now`` is always an argument.
+"""
+
+from __future__ import annotations
+
+from .errors import IllegalMoveError
+from .game import (
+    Event,
+    _apply_discard,
+    _apply_draw_stock,
+    _apply_pass,
+    _count_timeout,
+    _pending,
+    _seat_returns,
+    may_lay_off_now,
+    pending_claimants,
+    window_closed,
+)
+from .legal import legal_lay_offs
+from .moves import LayOff
+from .state import Phase, State
+
+#: Most decisions one Timeout move plays (absent seats are played at once) before returning.
+MAX_TIMEOUT_STEPS = 500
+
+
+def deadline(state: State) -> float | None:
+    """When the next decision times out (a :class:`Timeout` move is then due)."""
+    s = state
+    if s.phase is Phase.FINISHED:
+        return None
+    times = []
+    if s.turn_deadline is not None:
+        times.append(s.turn_deadline)
+    waiting = False  # a present seat may still answer the upcard
+    if s.phase is Phase.DRAW and s.claim_closes_at is not None:
+        pending = pending_claimants(s)
+        waiting = any(not s.absent[p] for p in pending)
+        if any(s.absent[p] for p in pending):
+            times.append(s.claim_closes_at - s.rules.claim_seconds)
+        elif pending:
+            times.append(s.claim_closes_at)
+    if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
+        # An absent seat is played at once (from when its decision started), but its stock
+        # draw still waits for the present seats' answers to the upcard.
+        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
+            times.append(s.claim_closes_at - s.rules.claim_seconds)
+        else:
+            times.append(s.turn_deadline - s.rules.turn_seconds)
+    return min(times) if times else None
+
+
+def _due_passes(s: State, now: float) -> list[int]:
+    """The claimants the service passes for now: all, once the window has closed; absent ones at once."""
+    if s.phase is not Phase.DRAW or s.claim_closes_at is None:
+        return []
+    closed = window_closed(s, now)
+    return [p for p in _pending(s) if closed or s.absent[p]]
+
+
+def _actor_due(s: State, now: float) -> bool:
+    """Whether the actor's decision is due: absent, or past its turn deadline (a stock
+    draw also waits for the present seats' answers to the upcard)."""
+    due = s.absent[s.actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
+    return due and not (s.phase is Phase.DRAW and _pending(s))
+
+
+def verify_timeout(s: State, now: float) -> None:
+    """Refuse the :class:`~mayi_engine.moves.Timeout` move (``not_due``) unless a decision is due at ``now``."""
+    if not _due_passes(s, now) and not _actor_due(s, now):
+        raise IllegalMoveError("not_due", "No deadline has passed yet")
+
+
+def play_timeouts(s: State, now: float, events: list[Event]) -> None:
+    """Apply the verified :class:`~mayi_engine.moves.Timeout` move to the state being built:
+    play every decision whose deadline has passed at ``now`` (absent seats at once)."""
+    for _ in range(MAX_TIMEOUT_STEPS):
+        if s.phase is Phase.FINISHED:
+            break
+        for p in _due_passes(s, now):
+            _apply_pass(s, p, now, events, timeout=True)
+        if not _actor_due(s, now):
+            break
+        actor = s.actor
+        _count_timeout(s, actor, events)
+        if s.phase is Phase.DRAW:
+            _apply_draw_stock(s, actor, now, events, (), timeout=True)  # nobody is pending (_actor_due)
+        elif s.phase is Phase.FIRST_OFFER:
+            _apply_pass(s, actor, now, events, timeout=True)
+        else:
+            card = timeout_discard(s, actor)
+            rest = list(s.hands[actor])
+            rest.remove(card)
+            _apply_discard(s, actor, card, now, events, tuple(rest), timeout=True)
+
+
+def timeout_discard(state: State, seat: int) -> int:
+    """The card the service discards for a seat out of time: its highest-scoring
+    card that it could not lay off (the highest card if it could lay off them all).
+
+    What the seat could lay off is judged by the rules in force on this turn
+    (docs/rules.md, E22): nothing on the turn it went down where the variant forbids
+    that (May I), nothing while discarding the first upcard, and never the card taken
+    from the discard pile this turn under the hold rule.
+    """
+    hand = state.hands[seat]
+    fitting: set[int] = set()
+    if state.phase is Phase.PLAY and state.down[seat] and may_lay_off_now(state):
+        fitting = {
+            c for move in legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
+        }
+    score = state.rules.card_score
+    pool = [c for c in hand if c not in fitting] or list(hand)
+    return max(pool, key=lambda c: (score(c), c))
+
+
+def seat_returns(state: State, seat: int) -> tuple[State, list[Event]]:
+    """``seat`` is acting again: clear its timeouts and its absence (docs/rules.md, E2).
+
+    :func:`play` does this for every move of the seat itself; the service calls it
+    first, before it plays the decisions that are due, so that an absent seat's own
+    request is not pre-empted by the service playing for it.
+    """
+    if not state.absent[seat] and not state.timeouts[seat]:
+        return state, []
+    s = state.clone()
+    events: list[Event] = []
+    _seat_returns(s, seat, events)
+    return s, events

@@ -1,0 +1,130 @@
+"""Legal-move generation: every move a seat may make now.
+
+:func:`legal_moves` is the list a view's ``legal`` shows and the bots choose from.
+It is generated through the same checks as the verify functions of
+:mod:`mayi_engine.game` (``claim_problem``, ``turn_problem``, ``claims_still_open``,
+``may_lay_off_now``, ``last_card_problem``: the predicates the verify functions word
+their errors from), and tested to agree with
+:func:`~mayi_engine.game.check_move` on random states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import counts_of, remove_cards
+from .contracts import goals_for
+from .game import claim_problem, claims_still_open, last_card_problem, may_lay_off_now, turn_problem
+from .melds import Meld, candidate_cards, lay_off_card, lay_off_options
+from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
+from .rules import Contract, Rules
+from .solver import find_contract
+from .state import Phase, State
+
+
+def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move, ...]:
+    """Every move ``seat`` may make now (memoised on the state: a tuple, which no caller can change).
+
+    Lay-offs are listed one card at a time (with each joker end that may be
+    chosen); several may also be sent in one request. Going down is listed with
+    one arrangement that meets the contract, if the hand can. Where the variant
+    forbids keeping a single card, the plays that go out with two cards at once
+    are listed too. ``now`` matters for the stock draw while claims are open.
+    """
+    key = (seat, now if state.phase is Phase.DRAW else None)
+    cached: tuple[Move, ...] | None = state._legal.get(key)
+    if cached is not None:
+        return cached
+    moves = tuple(_legal_moves(state, seat, now))
+    state._legal[key] = moves
+    return moves
+
+
+def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
+    """The moves that pass the verify functions' checks, generated phase by phase
+    (with the predicates those checks are worded from, so nothing is refused twice)."""
+    phase = s.phase
+    if phase is Phase.FINISHED:
+        return []
+    if phase is Phase.FIRST_OFFER or (phase is Phase.DRAW and seat != s.turn):
+        return [Claim(), Pass()] if claim_problem(s, seat, now) is None else []
+    if turn_problem(s, seat, (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
+        return []
+    if phase is Phase.DRAW:
+        return [TakeDiscard()] if claims_still_open(s, now) else [TakeDiscard(), DrawStock()]
+    hand = s.hands[seat]
+    out: list[Move] = []
+    if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
+        out = [Discard(c) for c in sorted(set(hand))]
+    if phase is Phase.FIRST_DISCARD:
+        return out
+    if not s.down[seat]:
+        out.extend(_legal_go_down(s, seat))
+    elif may_lay_off_now(s):
+        out.extend(legal_lay_offs(s, seat))
+    return out
+
+
+def _legal_go_down(s: State, seat: int) -> list[Move]:
+    """One way to go down with each goal the hand can meet now (usually: the round's contract)."""
+    return [move for _, contract in goals_for(s, seat) for move in _legal_go_down_with(s, seat, contract)]
+
+
+def _legal_go_down_with(s: State, seat: int, contract: Contract) -> list[Move]:
+    rules = s.rules
+    hand = s.hands[seat]
+    if len(hand) < contract.min_cards:
+        return []
+    plan = find_contract(hand, contract, rules)
+    if plan is None:
+        return []
+    if contract.all_cards or last_card_problem(rules, len(hand) - contract.min_cards, discarding=False) is None:
+        return [GoDown(tuple(cards for _, cards in plan))]
+    # Keeping one card is refused here: go out with it, in longer melds or laid off on the table.
+    full = find_contract(hand, Contract(contract.books, contract.runs, all_cards=True), rules)
+    if full is not None:
+        return [GoDown(tuple(cards for _, cards in full))]
+    for last in sorted(set(hand)):
+        plan = find_contract(remove_cards(hand, [last]) or (), contract, rules)
+        if plan is None:
+            continue
+        for meld in s.melds:
+            for end in lay_off_options(meld, last, rules):
+                return [GoDown(tuple(cards for _, cards in plan), (LayOffPart(meld.id, (last,), end),))]
+    return []
+
+
+def _playable_counts(s: State, seat: int) -> list[int]:
+    """Counts of the cards ``seat`` may lay off now (the hold rule keeps one back)."""
+    counts = counts_of(s.hands[seat])
+    if s.rules.hold_rule and s.held >= 0:
+        counts[s.held] -= 1
+    return counts
+
+
+def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
+    parts: list[LayOffPart] = []
+    playable = {c for c in range(len(counts)) if counts[c] > 0}
+    for meld in melds:
+        for card in sorted(playable & candidate_cards(meld, rules)):
+            for end in lay_off_options(meld, card, rules):
+                parts.append(LayOffPart(meld.id, (card,), end))
+    return parts
+
+
+def legal_lay_offs(s: State, seat: int) -> list[Move]:
+    rules = s.rules
+    counts = _playable_counts(s, seat)
+    singles = _single_lay_offs(s.melds, counts, rules)
+    if last_card_problem(rules, len(s.hands[seat]) - 1, discarding=False) is None:
+        return [LayOff((p,)) for p in singles]
+    # Keeping a single card is refused: with two cards, list the pairs that go out.
+    out: list[Move] = []
+    for first in singles:
+        melds = list(s.melds)
+        card = first.cards[0]
+        melds[first.meld] = lay_off_card(melds[first.meld], card, first.joker_to, rules)
+        counts[card] -= 1
+        out.extend(LayOff((first, second)) for second in _single_lay_offs(melds, counts, rules))
+        counts[card] += 1
+    return out
