@@ -8,9 +8,11 @@
 
 from __future__ import annotations
 
-from . import errors
+from . import errors, helpers
+from .bot import Bot
 from .client import Client, operations
 from .errors import ApiError, ResponseError, TransportError
+from .local import LocalGame, play_local
 from .models import (
     ClaimWindow,
     Contract,
@@ -34,6 +36,7 @@ from .models import (
 
 __all__ = [
     "ApiError",
+    "Bot",
     "ClaimWindow",
     "Client",
     "Contract",
@@ -47,6 +50,7 @@ __all__ = [
     "IssuedSeat",
     "Joker",
     "LegalMove",
+    "LocalGame",
     "Meld",
     "Replay",
     "ResponseError",
@@ -56,5 +60,7 @@ __all__ = [
     "TakenSeat",
     "TransportError",
     "errors",
+    "helpers",
     "operations",
+    "play_local",
 ]

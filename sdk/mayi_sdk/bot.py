@@ -1,0 +1,92 @@
+"""The bot framework: a bot is one method, ``decide(view) -> move``.
+
+A :class:`Bot` is fed a seat's :class:`~mayi_sdk.models.GameView`, whose ``legal`` list
+holds every move the seat may make now (so a bot needs no rules code), and returns one
+of them (a :class:`~mayi_sdk.models.LegalMove`, or its JSON form as a dict). The default
+``decide`` asks a few optional hooks, each with a sensible default:
+
+========================  ==============================================  ====================
+hook                      asked when                                      default
+========================  ==============================================  ====================
+``claim(view)``           the upcard is on offer out of turn              ``False`` (pass)
+``draw_from(view)``       the seat must draw                              ``"stock"``
+``go_down(view, moves)``  the contract can be laid down                   the first listed
+``lay_off(view, moves)``  cards can be laid off                           the first listed
+``discard(view, moves)``  the turn ends with a discard                    the card scoring most
+========================  ==============================================  ====================
+
+Runners (:func:`mayi_sdk.run_polling`, :func:`mayi_sdk.play_local`, the webhook receiver)
+own polling, versions, retries and errors: a ``decide`` that raises or answers a move
+that is not legal is logged, and the clock plays that decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .models import GameView, LegalMove
+
+
+class Bot:
+    """Subclass and override :meth:`decide`, or only the hooks you care about."""
+
+    #: The name the bot takes its seats with.
+    name: str = "bot"
+
+    def decide(self, view: GameView) -> LegalMove | Mapping[str, Any]:
+        """The move to make now: one of ``view.legal`` (or its JSON form, ``{"type": ...}``)."""
+        claims = view.legal_of("claim")
+        if claims:
+            want = self.claim(view)
+            return next((m for m in claims if m.body.get("claim") is want), claims[0])
+        draws = view.legal_of("draw")
+        if draws:
+            source = self.draw_from(view)
+            return next((m for m in draws if m.body.get("source") == source), draws[0])
+        go_downs = view.legal_of("go_down")
+        if go_downs:
+            chosen = self.go_down(view, go_downs)
+            if chosen is not None:
+                return chosen
+        lay_offs = view.legal_of("lay_off")
+        if lay_offs:
+            chosen = self.lay_off(view, lay_offs)
+            if chosen is not None:
+                return chosen
+        discards = view.legal_of("discard")
+        if discards:
+            return self.discard(view, discards)
+        return view.legal[0]
+
+    # -- hooks --------------------------------------------------------------
+    def claim(self, view: GameView) -> bool:
+        """Call "May I" (buy, in Shanghai) on ``view.claim_window.card``? Default: no."""
+        return False
+
+    def draw_from(self, view: GameView) -> str:
+        """``"stock"`` or ``"discard"`` (take the upcard ``view.upcard``). Default: the stock."""
+        return "stock"
+
+    def go_down(self, view: GameView, moves: list[LegalMove]) -> LegalMove | None:
+        """Which way to lay down the contract, or ``None`` to wait. Default: the first listed."""
+        return moves[0]
+
+    def lay_off(self, view: GameView, moves: list[LegalMove]) -> LegalMove | None:
+        """Which lay-off to make, or ``None`` for none. Default: the first listed."""
+        return moves[0]
+
+    def discard(self, view: GameView, moves: list[LegalMove]) -> LegalMove:
+        """Which card to discard. Default: the one scoring most against you if kept."""
+        from .helpers import card_points
+
+        return max(moves, key=lambda m: card_points(str(m.body.get("card")), view.variant))
+
+
+def as_legal_move(answer: LegalMove | Mapping[str, Any]) -> LegalMove:
+    """A bot's answer as a :class:`LegalMove` (a dict is a move's JSON form, with its ``type``)."""
+    if isinstance(answer, LegalMove):
+        return answer
+    if isinstance(answer, Mapping) and isinstance(answer.get("type"), str):
+        return LegalMove.from_json(dict(answer))
+    raise TypeError(f"decide must return a LegalMove or a move's JSON form with a 'type', not {answer!r}")
