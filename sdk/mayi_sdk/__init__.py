@@ -14,9 +14,14 @@ from .client import Client, operations
 from .errors import ApiError, ResponseError, TransportError
 from .local import LocalGame, play_local
 from .models import (
+    BotAccount,
+    BotGame,
+    BotProfile,
     ClaimWindow,
     Contract,
     CreatedGame,
+    Decision,
+    DecisionList,
     Event,
     EventPage,
     GamePage,
@@ -33,14 +38,20 @@ from .models import (
     Seat,
     TakenSeat,
 )
+from .runners import RunStats, run_polling
 
 __all__ = [
     "ApiError",
     "Bot",
+    "BotAccount",
+    "BotGame",
+    "BotProfile",
     "ClaimWindow",
     "Client",
     "Contract",
     "CreatedGame",
+    "Decision",
+    "DecisionList",
     "Event",
     "EventPage",
     "GamePage",
@@ -56,6 +67,7 @@ __all__ = [
     "ResponseError",
     "Result",
     "Round",
+    "RunStats",
     "Seat",
     "TakenSeat",
     "TransportError",
@@ -63,4 +75,5 @@ __all__ = [
     "helpers",
     "operations",
     "play_local",
+    "run_polling",
 ]

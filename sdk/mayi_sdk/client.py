@@ -28,7 +28,10 @@ import requests
 
 from . import errors
 from .models import (
+    BotAccount,
+    BotProfile,
     CreatedGame,
+    DecisionList,
     Event,
     EventPage,
     GamePage,
@@ -284,6 +287,33 @@ class Client:
             # events may have landed just before the game ended).
             if not got and self.get_game(game_id).status == "finished" and not self.get_events(game_id, after).events:
                 return
+
+    # -- bots -------------------------------------------------------------
+    @operation("POST", "/v1/bots")
+    def register_bot(self, name: str) -> BotAccount:
+        """Register a bot: its id and bearer token (shown only once). Use the token as this
+        client's (``client.with_token(account.token)``) to take seats and act as the bot."""
+        return BotAccount.from_json(self._call("POST", "/v1/bots", json={"name": name}, retry_safe=False))
+
+    @operation("GET", "/v1/bots/me")
+    def get_my_bot(self) -> BotProfile:
+        """The bot's profile and the games it sits in (needs a bot token)."""
+        return BotProfile.from_json(self._call("GET", "/v1/bots/me"))
+
+    @operation("POST", "/v1/bots/me/token")
+    def rotate_bot_token(self) -> BotAccount:
+        """A new bot token; the old one stops working at once. This client uses the new one from now on."""
+        account = BotAccount.from_json(self._call("POST", "/v1/bots/me/token", retry_safe=False))
+        self.token = account.token
+        return account
+
+    @operation("GET", "/v1/bots/me/decisions")
+    def get_decisions(self, wait: float = 0) -> DecisionList:
+        """Every decision waiting for the bot (each with the seat's view and legal moves);
+        with none, wait up to ``wait`` s (≤ 60) for one, or until the bot's last game ends."""
+        wait = max(0.0, min(float(wait), MAX_WAIT))
+        data = self._call("GET", "/v1/bots/me/decisions", params={"wait": wait}, timeout=self.timeout + wait)
+        return DecisionList.from_json(data)
 
     # -- plumbing ---------------------------------------------------------
     def _act(self, path: str, body: dict[str, Any], if_match: int | None, key: str | None) -> GameView:

@@ -393,3 +393,74 @@ class Health:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Health:
         return cls(str(data.get("status", "")), bool(data.get("redis", False)))
+
+
+@dataclass(frozen=True)
+class BotAccount:
+    """A bot as registered (:meth:`mayi_sdk.Client.register_bot`): its id and bearer ``token``
+    (shown only once: keep it), or a new token after a rotation."""
+
+    bot_id: str
+    token: str
+    name: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BotAccount:
+        return cls(data["bot_id"], data["token"], data.get("name", ""))
+
+
+@dataclass(frozen=True)
+class BotGame:
+    """A game a bot sits in, and its seats there."""
+
+    game_id: str
+    seats: list[int]
+
+
+@dataclass(frozen=True)
+class BotProfile:
+    """A bot's profile: its games that have not ended."""
+
+    bot_id: str
+    name: str
+    created_at: float
+    games: list[BotGame]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> BotProfile:
+        games = [BotGame(g["game_id"], _list(g, "seats")) for g in _list(data, "games")]
+        return cls(data["bot_id"], data["name"], float(data.get("created_at", 0.0)), games)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision waiting for a bot: the game, its seat, the game's ``version``, the
+    ``deadline`` when the clock plays it, and the seat's ``view`` with its legal moves."""
+
+    game_id: str
+    seat: int
+    version: int
+    deadline: float | None
+    view: GameView
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Decision:
+        return cls(
+            data["game_id"],
+            int(data["seat"]),
+            int(data["version"]),
+            data.get("deadline"),
+            GameView.from_json(data["view"]),
+        )
+
+
+@dataclass(frozen=True)
+class DecisionList:
+    """The decisions waiting for a bot, and ``games``: how many games it sits in that have not ended."""
+
+    decisions: list[Decision]
+    games: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DecisionList:
+        return cls([Decision.from_json(d) for d in _list(data, "decisions")], int(data.get("games", 0)))

@@ -13,8 +13,10 @@ from flask_smorest.utils import prepare_response
 from rq import Queue
 
 from . import problems
+from .api import bots as bots_api
 from .api import games, health
 from .api.common import Services, bearer_token
+from .bots import Bots
 from .clock import Clock
 from .config import Settings
 from .repository import GameRepository
@@ -102,11 +104,17 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     app.extensions["mayi"] = Services(settings, tables, client)
+    # -- bot platform hooks: bot tokens find their seats; commits wake waiting bots --
+    bot_registry = Bots(repo, tables)
+    tables.token_digest = bot_registry.token_digest
+    tables.after_commit = bot_registry.after_commit
+    app.extensions["mayi_bots"] = bot_registry
     app.extensions["mayi_url"] = url
 
     api = _Api(app)
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
+    api.register_blueprint(bots_api.blp)  # bot platform
     problems.register(app)
 
     # Two limits over all routes together: one per token (anonymous callers: per
@@ -135,6 +143,14 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         error_message=f"{settings.rate_limit_create} (tables created per client address, MAYI_RATE_LIMIT_CREATE)",
     )
     app.view_functions["games.Games"] = create(app.view_functions["games.Games"])
+    register_bot = limiter.limit(  # bot platform: registering a bot has its own limit per address
+        settings.rate_limit_bots,
+        key_func=_address_key,
+        methods=["POST"],
+        scope="bots",
+        error_message=f"{settings.rate_limit_bots} (bots registered per client address, MAYI_RATE_LIMIT_BOTS)",
+    )
+    app.view_functions["bots.BotAccounts"] = register_bot(app.view_functions["bots.BotAccounts"])
     app.extensions["mayi_limiter"] = limiter
 
     CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])

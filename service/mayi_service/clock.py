@@ -147,7 +147,11 @@ def _worker_parts() -> tuple[Tables, Clock]:
     )
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
-    return Tables(repo, on_commit=clock.on_commit), clock
+    tables = Tables(repo, on_commit=clock.on_commit)
+    from .bots import Bots  # bot platform hook: the clock's commits wake waiting bots too
+
+    tables.after_commit = Bots(repo, tables).after_commit
+    return tables, clock
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:

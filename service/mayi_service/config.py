@@ -80,6 +80,8 @@ class Settings:
     rate_limit_create: str = "10 per minute;200 per day"
     #: Open tables (waiting or playing) created by one client address (0: no bound).
     max_open_tables_per_address: int = 20
+    #: Bots one client address may register (flask-limiter syntax), on top of the address limit.
+    rate_limit_bots: str = "5 per minute;50 per day"
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:

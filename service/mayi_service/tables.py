@@ -67,6 +67,11 @@ class Tables:
         self.on_commit = on_commit
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
+        # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
+        #: What stands for a bearer token in a game's token map (a bot token: its bot's digest).
+        self.token_digest: Callable[[str], str] = token_hash
+        #: Called after every successful commit of a game (wakes the bots seated there).
+        self.after_commit: Callable[[GameRecord], None] | None = None
 
     # -- creating and seating ---------------------------------------------
     def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
@@ -132,6 +137,8 @@ class Tables:
                 limit=limit,
             )
         self.repo.create(record, tokens, events, meta["created_at"])
+        if self.after_commit is not None:  # bot platform hook
+            self.after_commit(record)
         if record.status == PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
@@ -154,8 +161,12 @@ class Tables:
         except MayIError as exc:
             raise from_engine(exc) from exc
 
-    def take_seat(self, game_id: str, name: str, seat: int | None) -> tuple[GameRecord, int, str]:
-        """Take an open seat (the lowest, or the one asked for); the game starts when all are taken."""
+    def take_seat(
+        self, game_id: str, name: str, seat: int | None, digest: str | None = None
+    ) -> tuple[GameRecord, int, str]:
+        """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
+
+        ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then."""
         for _ in range(MAX_ATTEMPTS):
             record = self.load(game_id)
             names = record.meta["names"]
@@ -170,8 +181,8 @@ class Tables:
             else:
                 chosen = seat
             meta = dict(record.meta, names=[name if i == chosen else n for i, n in enumerate(names)])
-            token = new_token()
-            change = Change(fields={"meta": _json(meta)}, tokens={token_hash(token): chosen})
+            token = "" if digest else new_token()
+            change = Change(fields={"meta": _json(meta)}, tokens={digest or token_hash(token): chosen})
             now = self.clock()
             updated = GameRecord(game_id, record.version + 1, record.seq, WAITING, meta, None)
             if all(meta["names"]):
@@ -213,7 +224,7 @@ class Tables:
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
             return self.load(game_id), Viewer(None)
-        digest = token_hash(token)
+        digest = self.token_digest(token)  # bot platform hook (a token hash unless a bot's)
         record, seat = self.repo.load_with_seat(game_id, digest)
         if record is None:
             raise ServiceError(404, "not_found", f"There is no game {game_id}")
@@ -389,6 +400,8 @@ class Tables:
             self.repo.archive_events(after.id, final=False)
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
+        if self.after_commit is not None:  # bot platform hook
+            self.after_commit(after)
         return result
 
     @staticmethod

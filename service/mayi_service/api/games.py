@@ -176,14 +176,26 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
     @blp.response(201, s.SeatTakenSchema)
-    @document_errors(400, 404, 409, 413, 422, 429)
+    @document_errors(400, 401, 404, 409, 413, 422, 429)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take an open seat
 
         The lowest open seat, or `seat` if given. Returns the seat token (shown
-        only once). The game starts when every seat is taken.
+        only once). The game starts when every seat is taken. Sent with a bot's
+        token, the bot takes the seat and acts there with that same token (the
+        answer's `token` is it); a bot holds at most one seat per game (409
+        `bot_already_seated`).
         """
         tables = _tables()
+        # -- bot platform hook: a bot token takes the seat for its bot (mayi_service.bots) --
+        from .bots import seat_for_bot
+
+        bot_seat = seat_for_bot(game_id, bearer_token())
+        if bot_seat is not None:
+            bot_id, digest, token = bot_seat
+            record, seat, _ = tables.take_seat(game_id, data["name"], data.get("seat"), digest)
+            current_app.extensions["mayi_bots"].took_seat(bot_id, game_id, seat)
+            return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
         record, seat, token = tables.take_seat(game_id, data["name"], data.get("seat"))
         return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
 

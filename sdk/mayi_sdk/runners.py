@@ -1,0 +1,110 @@
+"""Runners: play a :class:`~mayi_sdk.bot.Bot` in every game it sits in on a server.
+
+:func:`run_polling` long-polls the bot's decisions (``GET /v1/bots/me/decisions``): one
+request tells it every game and seat where it must act, with the seat's view and legal
+moves; it answers with the bot's move, sent with ``If-Match`` (the version it decided on)
+and an automatic Idempotency-Key. When the answer is a view where the same seat must act
+again (draw, then discard), it decides on it at once, without polling.
+
+It survives the bot and the server: a ``decide`` that raises, or answers a move the
+server refuses, is logged and that decision is left to the clock (it is not asked
+again until the game moves on); a server that stops answering (a restart) is retried
+with a growing pause until it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+
+from . import errors
+from .bot import Bot, as_legal_move
+from .client import Client
+from .models import GameView
+
+log = logging.getLogger("mayi_sdk.runners")
+
+#: Longest pause between attempts while the server does not answer.
+MAX_PAUSE = 5.0
+
+
+@dataclass
+class RunStats:
+    """What a run did: moves played, ``decide`` failures, moves the server refused, requests sent."""
+
+    moves: int = 0
+    failures: int = 0
+    refused: int = 0
+    polls: int = 0
+    outages: int = 0
+    games: set[str] = field(default_factory=set)
+
+
+def run_polling(
+    bot: Bot,
+    client: Client,
+    *,
+    wait: float = 30.0,
+    stop: threading.Event | None = None,
+    until_idle: bool = False,
+) -> RunStats:
+    """Play every game ``client``'s bot token sits in, until ``stop`` is set (or, with
+    ``until_idle``, until the bot sits in no game that has not ended)."""
+    stop = stop or threading.Event()
+    stats = RunStats()
+    failed: set[tuple[str, int, int]] = set()  # (game, seat, version) left to the clock
+    pause = 0.2
+    while not stop.is_set():
+        try:
+            stats.polls += 1
+            page = client.get_decisions(wait=wait)
+            pause = 0.2
+        except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
+            stats.outages += 1
+            log.warning("the server did not answer (%s); trying again in %.1f s", exc, pause)
+            stop.wait(pause)
+            pause = min(MAX_PAUSE, pause * 2)
+            continue
+        decisions = page.decisions
+        fresh = [d for d in decisions if (d.game_id, d.seat, d.version) not in failed]
+        if not fresh:
+            if until_idle and page.games == 0:
+                return stats
+            if decisions:  # only decisions left to the clock: look again shortly
+                stop.wait(0.5)
+            continue
+        for decision in fresh:
+            stats.games.add(decision.game_id)
+            _play_decision(bot, client, decision.game_id, decision.view, stats, failed)
+    return stats
+
+
+def _play_decision(
+    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, failed: set[tuple[str, int, int]]
+) -> None:
+    """Decide and play; while the answer is a view where the seat must act again, go on."""
+    for _ in range(50):  # one turn is a handful of moves; a bound keeps a bad bot from looping
+        seat = view.seat if view.seat is not None else -1
+        try:
+            move = as_legal_move(bot.decide(view))
+        except Exception as exc:  # a bot's bug must not stop the runner: the clock plays
+            stats.failures += 1
+            failed.add((game_id, seat, view.version))
+            log.warning("game %s seat %d: decide failed, the clock plays: %s", game_id, seat, exc, exc_info=True)
+            return
+        try:
+            view = client.play(game_id, move, if_match=view.version)
+        except errors.VersionConflict:
+            return  # the game moved on (another seat answered first): the next poll has the news
+        except (errors.Conflict, errors.Invalid) as exc:
+            stats.refused += 1
+            failed.add((game_id, seat, view.version))
+            log.warning("game %s seat %d: the server refused %r: %s", game_id, seat, move, exc)
+            return
+        except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
+            log.warning("game %s: no answer to the move (%s); the next poll shows where it stands", game_id, exc)
+            return
+        stats.moves += 1
+        if not view.legal or view.status != "playing":
+            return

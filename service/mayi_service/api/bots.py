@@ -1,0 +1,155 @@
+"""Bot accounts and their decisions: ``/v1/bots``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, current_app
+from flask.views import MethodView
+from marshmallow import Schema, fields, validate
+
+from .. import schemas as s
+from ..bots import Bots, is_bot_token, seat_digest
+from ..problems import ServiceError
+from .common import StrictBlueprint, bearer_token, document_errors, services
+from .games import WAITS, _client_key, _waiting
+
+blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
+
+
+def bots() -> Bots:
+    found: Bots = current_app.extensions["mayi_bots"]
+    return found
+
+
+def seat_for_bot(game_id: str, token: str | None) -> tuple[str, str, str] | None:
+    """For a seat taken with a bot token: the bot id, what stands for it in the game's token
+    map, and the token (``None``: not a bot token). 401 for a bot token no longer valid, 409
+    when the bot already sits at this game."""
+    if not is_bot_token(token):
+        return None
+    registry = bots()
+    bot_id = registry.require(token)
+    if game_id in registry.seats_of(bot_id):
+        raise ServiceError(409, "bot_already_seated", f"This bot already holds a seat at game {game_id}")
+    return bot_id, seat_digest(bot_id), str(token)
+
+
+class BotInSchema(s.StrictSchema):
+    name = s.Name(required=True)
+
+
+class BotCreatedSchema(Schema):
+    bot_id = fields.String()
+    name = fields.String()
+    token = fields.String(metadata={"description": "The bot's bearer token (mayi_bot_...), shown only once"})
+
+
+class BotGameSchema(Schema):
+    game_id = fields.String()
+    seats = fields.List(fields.Integer())
+
+
+class BotProfileSchema(Schema):
+    bot_id = fields.String()
+    name = fields.String()
+    created_at = fields.Float()
+    games = fields.List(
+        fields.Nested(BotGameSchema), metadata={"description": "The games it sits in that have not ended"}
+    )
+
+
+class BotTokenSchema(Schema):
+    bot_id = fields.String()
+    token = fields.String(metadata={"description": "The new bearer token, shown only once; the old one is void"})
+
+
+class DecisionsQuerySchema(s.StrictSchema):
+    wait = s.QueryFloat(load_default=0, validate=validate.Range(0, 60))
+
+
+class DecisionSchema(Schema):
+    game_id = fields.String()
+    seat = fields.Integer()
+    version = fields.Integer(metadata={"description": "The game's version (send it as If-Match to be safe)"})
+    deadline = fields.Float(
+        allow_none=True, metadata={"description": "When the clock plays this decision (Unix seconds)"}
+    )
+    view = fields.Nested(s.GameViewSchema, metadata={"description": "The seat's view, with its legal moves"})
+
+
+class DecisionListSchema(Schema):
+    decisions = fields.List(fields.Nested(DecisionSchema))
+    games = fields.Integer(
+        metadata={"description": "Games the bot sits in that have not ended (0: nothing more will come until it sits)"}
+    )
+
+
+@blp.route("")
+class BotAccounts(MethodView):
+    @blp.arguments(BotInSchema, example={"name": "Dealer Dan"})
+    @blp.response(201, BotCreatedSchema)
+    @document_errors(400, 413, 422, 429)
+    def post(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Register a bot
+
+        Returns its id and bearer token (shown only once: keep it). With the token the
+        bot takes seats (`POST /v1/games/{game_id}/seats`) and acts in every game it
+        sits in. Registration has its own rate limit per client address (429).
+        """
+        return bots().register(data["name"], None)
+
+
+@blp.route("/me")
+class Me(MethodView):
+    @blp.response(200, BotProfileSchema)
+    @document_errors(401, 429)
+    def get(self) -> dict[str, Any]:
+        """The bot's profile and current games"""
+        registry = bots()
+        return registry.profile(registry.require(bearer_token()))
+
+
+@blp.route("/me/token")
+class Token(MethodView):
+    @blp.response(200, BotTokenSchema)
+    @document_errors(401, 429)
+    def post(self) -> dict[str, Any]:
+        """Rotate the bot's token
+
+        Returns a new token (shown only once); the one that made this call stops
+        working at once. The bot keeps its seats.
+        """
+        registry = bots()
+        token = bearer_token()
+        return registry.rotate_token(registry.require(token), str(token))
+
+
+@blp.route("/me/decisions")
+class Decisions(MethodView):
+    @blp.arguments(DecisionsQuerySchema, location="query")
+    @blp.response(200, DecisionListSchema)
+    @document_errors(401, 422, 429)
+    def get(self, query: dict[str, Any]) -> Response:
+        """Decisions waiting for the bot, long-polling
+
+        Every game and seat of the bot that must act now (its turn, or an answer to
+        the upcard), each with the seat's view and legal moves and the deadline when
+        the clock plays it. If there are none, waits up to `wait` seconds (at most
+        60) for one; it also returns when the bot's last game ends. An answered
+        decision is never listed again; one left unanswered is listed until the
+        clock plays it.
+        """
+        registry = bots()
+        token = bearer_token()
+        bot_id = registry.require(token)
+        settings = services().settings
+        wait = min(query["wait"], settings.max_wait_seconds)
+        if wait <= 0:
+            found, games = registry.decisions(bot_id)
+        else:
+            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
+                found, games = registry.wait_decisions(bot_id, wait)
+        body = json.dumps({"decisions": found, "games": games}, separators=(",", ":"))
+        return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})

@@ -1,0 +1,308 @@
+"""Bot accounts: registration, tokens, webhook secrets, the games a bot sits in, and its
+decisions waiting across those games.
+
+Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluster slot):
+
+* ``<prefix>:{bot:<id>}:bot`` — hash: ``name``, ``created_at``, ``token_hash`` (SHA-256 of
+  the token: the token itself is never stored), ``secret`` and, during a rotation,
+  ``old_secret`` / ``old_secret_until``, ``webhook_url``.
+* ``<prefix>:{bot:<id>}:games`` — hash ``game_id`` → JSON list of the seats it holds there.
+* ``<prefix>:{bot:<id>}:wake`` — a short stream; one entry per commit that may have given the
+  bot a decision (numbered by ``<prefix>:{bot:<id>}:wake-seq``). Long-polls wait on it
+  through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
+* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup).
+* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats.
+
+A bot's seats hold, in the game's token map, not the bot token's hash but
+:func:`seat_digest` of its id: a token rotation then changes one lookup key and leaves
+every game untouched.
+
+Threat model of the webhook secret: the service must sign with it, so it is kept as it
+is (not hashed) in the bot's hash; whoever can read this Redis can read the secrets and,
+as well, play any game. The secret is shown to the bot only at registration and rotation.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+import mayi_engine as engine
+from mayi_engine.state import loads
+
+from .problems import ServiceError
+from .repository import GameRecord, GameRepository
+from .tables import FINISHED, PLAYING, Tables, Viewer, new_token, token_hash
+
+#: Bot tokens start with this (seat tokens with ``mayi_seat_``).
+BOT_TOKEN_PREFIX = "mayi_bot_"
+#: Webhook secrets: ``whsec_`` and base64 of 32 random bytes (the Standard Webhooks form).
+SECRET_PREFIX = "whsec_"
+#: Wake entries kept per bot (a waiter only needs the latest number).
+WAKE_KEEP = 100
+
+_WAKE_SCRIPT = """
+local n = redis.call('INCR', KEYS[1])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
+return n
+"""
+
+
+def new_secret() -> str:
+    """A fresh webhook signing secret: ``whsec_`` + base64 of 32 random bytes."""
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def seat_digest(bot_id: str) -> str:
+    """What stands for a bot in a game's token map (never a hash of any token)."""
+    return hashlib.sha256(f"bot:{bot_id}".encode()).hexdigest()
+
+
+def is_bot_token(token: str | None) -> bool:
+    return bool(token) and str(token).startswith(BOT_TOKEN_PREFIX)
+
+
+@dataclass
+class BotRecord:
+    id: str
+    name: str
+    created_at: float
+    webhook_url: str | None
+    secret: str
+    old_secret: str | None
+
+
+class Bots:
+    """Bot accounts and their decisions, over the service's Redis and :class:`Tables`."""
+
+    def __init__(
+        self,
+        repo: GameRepository,
+        tables: Tables,
+        *,
+        secret_overlap: float = 24 * 3600,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.repo = repo
+        self.r: redis.Redis = repo.r
+        self.prefix = repo.prefix
+        self.tables = tables
+        self.clock = clock
+        #: How long the previous secret still signs (beside the new one) after a rotation.
+        self.secret_overlap = secret_overlap
+        self._wake = self.r.register_script(_WAKE_SCRIPT)
+
+    # -- keys ---------------------------------------------------------------
+    def bot_key(self, bot_id: str) -> str:
+        return f"{self.prefix}:{{bot:{bot_id}}}:bot"
+
+    def games_key(self, bot_id: str) -> str:
+        return f"{self.prefix}:{{bot:{bot_id}}}:games"
+
+    def wake_key(self, bot_id: str) -> str:
+        return f"{self.prefix}:{{bot:{bot_id}}}:wake"
+
+    def wake_seq_key(self, bot_id: str) -> str:
+        return f"{self.prefix}:{{bot:{bot_id}}}:wake-seq"
+
+    def token_key(self, digest: str) -> str:
+        return f"{self.prefix}:{{index}}:bot-token:{digest}"
+
+    def game_bots_key(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:bots"
+
+    # -- accounts -------------------------------------------------------------
+    def register(self, name: str, webhook_url: str | None) -> dict[str, Any]:
+        """A new bot: its id, token and webhook secret (the token and secret shown only here)."""
+        bot_id = "b_" + secrets.token_urlsafe(9)
+        token = new_token("bot")
+        secret = new_secret()
+        fields = {"name": name, "created_at": repr(self.clock()), "token_hash": token_hash(token), "secret": secret}
+        if webhook_url:
+            fields["webhook_url"] = webhook_url
+        pipe = self.r.pipeline()
+        pipe.hset(self.bot_key(bot_id), mapping=fields)
+        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.execute()
+        return {"bot_id": bot_id, "name": name, "token": token, "webhook_secret": secret, "webhook_url": webhook_url}
+
+    def bot_id_for(self, token: str | None) -> str | None:
+        """The bot a token belongs to (``None``: not a bot token, or no longer valid)."""
+        if not is_bot_token(token):
+            return None
+        found = self.r.get(self.token_key(token_hash(str(token))))
+        return found.decode() if isinstance(found, bytes) else found
+
+    def require(self, token: str | None) -> str:
+        """The bot id of the caller's token, or 401 naming what is wrong."""
+        if not token:
+            raise ServiceError(
+                401,
+                "unauthorized",
+                "This needs a bot token: send 'Authorization: Bearer <token>' with the token POST /v1/bots gave",
+                {"WWW-Authenticate": 'Bearer realm="mayi"'},
+            )
+        bot_id = self.bot_id_for(token)
+        if bot_id is None:
+            raise ServiceError(
+                401,
+                "unauthorized",
+                "Authorization: this is not a valid bot token (a seat token, or a bot token since rotated)",
+                {"WWW-Authenticate": 'Bearer realm="mayi"'},
+            )
+        return bot_id
+
+    def load(self, bot_id: str) -> BotRecord:
+        data = {k.decode(): v.decode() for k, v in self.r.hgetall(self.bot_key(bot_id)).items()}
+        if not data:
+            raise ServiceError(401, "unauthorized", "Authorization: this bot no longer exists")
+        old = data.get("old_secret")
+        if old and float(data.get("old_secret_until", "0")) < self.clock():
+            old = None
+        return BotRecord(
+            bot_id, data["name"], float(data["created_at"]), data.get("webhook_url") or None, data["secret"], old
+        )
+
+    def profile(self, bot_id: str) -> dict[str, Any]:
+        bot = self.load(bot_id)
+        games = [{"game_id": g, "seats": seats} for g, seats in sorted(self.seats_of(bot_id).items())]
+        return {
+            "bot_id": bot.id,
+            "name": bot.name,
+            "created_at": bot.created_at,
+            "webhook_url": bot.webhook_url,
+            "games": games,
+        }
+
+    def rotate_token(self, bot_id: str, old_token: str) -> dict[str, Any]:
+        """A new token; the old one stops working at once (the bot's seats stay its own)."""
+        token = new_token("bot")
+        pipe = self.r.pipeline()
+        pipe.delete(self.token_key(token_hash(old_token)))
+        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.hset(self.bot_key(bot_id), "token_hash", token_hash(token))
+        pipe.execute()
+        return {"bot_id": bot_id, "token": token}
+
+    def rotate_secret(self, bot_id: str) -> dict[str, Any]:
+        """A new webhook secret; deliveries carry signatures by both for ``secret_overlap`` seconds."""
+        bot = self.load(bot_id)
+        secret = new_secret()
+        until = self.clock() + self.secret_overlap
+        self.r.hset(
+            self.bot_key(bot_id),
+            mapping={"secret": secret, "old_secret": bot.secret, "old_secret_until": repr(until)},
+        )
+        return {"bot_id": bot_id, "webhook_secret": secret, "previous_secret_valid_until": until}
+
+    def set_webhook(self, bot_id: str, url: str | None) -> None:
+        if url:
+            self.r.hset(self.bot_key(bot_id), "webhook_url", url)
+        else:
+            self.r.hdel(self.bot_key(bot_id), "webhook_url")
+
+    # -- seats ----------------------------------------------------------------
+    def token_digest(self, token: str) -> str:
+        """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash.
+        (The hook :class:`Tables` calls to find the caller's seat.)"""
+        bot_id = self.bot_id_for(token)
+        return seat_digest(bot_id) if bot_id else token_hash(token)
+
+    def took_seat(self, bot_id: str, game_id: str, seat: int) -> None:
+        """Remember that ``bot_id`` holds ``seat`` at ``game_id`` (both ways)."""
+        seats = self.seats_of(bot_id).get(game_id, [])
+        pipe = self.r.pipeline()
+        pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
+        pipe.hset(self.game_bots_key(game_id), str(seat), bot_id)
+        ttl = self.repo.waiting_ttl or self.repo.finished_ttl
+        if ttl:
+            pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
+        pipe.execute()
+        self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[game_id, WAKE_KEEP])
+
+    def seats_of(self, bot_id: str) -> dict[str, list[int]]:
+        """The games the bot sits in (and has not seen finish), with its seats in each."""
+        raw = self.r.hgetall(self.games_key(bot_id))
+        return {k.decode(): json.loads(v) for k, v in raw.items()}
+
+    # -- decisions ------------------------------------------------------------
+    def decisions(self, bot_id: str, now: float | None = None) -> tuple[list[dict[str, Any]], int]:
+        """Every decision waiting for the bot now (one per game and seat that must act), and
+        the number of games it sits in that have not ended."""
+        now = self.clock() if now is None else now
+        held = self.seats_of(bot_id)
+        if not held:
+            return [], 0
+        pipe = self.r.pipeline(transaction=False)
+        for game_id in held:
+            pipe.hgetall(self.repo.game_key(game_id))
+        loaded = (self.repo._record(g, data) for g, data in zip(held, pipe.execute(), strict=True))
+        records = {r.id: r for r in loaded if r is not None}
+        gone = [g for g in held if g not in records or records[g].status == FINISHED]
+        if gone:
+            self.r.hdel(self.games_key(bot_id), *gone)
+        out = []
+        for game_id, seats in held.items():
+            record = records.get(game_id)
+            if record is None or record.status != PLAYING or record.state is None:
+                continue
+            state = loads(record.state)
+            for seat in seats:
+                if not engine.legal_moves(state, seat, now):
+                    continue
+                view = self.tables.view(record, Viewer(seat), now, state)
+                out.append(
+                    {
+                        "game_id": game_id,
+                        "seat": seat,
+                        "version": record.version,
+                        "deadline": view.get("deadline"),
+                        "view": view,
+                    }
+                )
+        return out, len(held) - len(gone)
+
+    def wake_seq(self, bot_id: str) -> int:
+        found = self.r.get(self.wake_seq_key(bot_id))
+        return int(found) if found else 0
+
+    def wait_decisions(self, bot_id: str, wait: float) -> tuple[list[dict[str, Any]], int]:
+        """The decisions waiting now; with none, wait up to ``wait`` seconds for one. Also
+        returns early when the bot's last game ends (no games left: nothing will come)."""
+        deadline = time.monotonic() + wait
+        woken = False
+        while True:
+            seen = self.wake_seq(bot_id)  # read before looking: a commit after it wakes us
+            found, games = self.decisions(bot_id)
+            left = deadline - time.monotonic()
+            if found or left <= 0 or (woken and games == 0):
+                return found, games
+            woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
+            if not woken:
+                return self.decisions(bot_id)
+
+    # -- the commit hook --------------------------------------------------------
+    def after_commit(self, record: GameRecord) -> None:
+        """Wake the bots of ``record`` (called after every commit of a game): each bot seated
+        there gets a wake entry, so its waiting long-polls look again."""
+        raw = self.r.hgetall(self.game_bots_key(record.id))
+        if not raw:
+            return
+        for bot_id in {v.decode() for v in raw.values()}:
+            self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+
+
+def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The Standard Webhooks signature ``v1,<base64 HMAC-SHA256 of "id.timestamp.body">``."""
+    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
+    mac = hmac.new(key, f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(mac).decode()

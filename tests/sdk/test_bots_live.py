@@ -1,0 +1,200 @@
+"""Bot accounts, bot tokens taking seats, the decisions long-poll and ``run_polling``,
+against the real service on a loopback socket (real Redis behind it)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from servers import LiveServer
+
+from mayi_sdk import Bot, Client, GameView, LegalMove, RunStats, errors, run_polling
+
+SLOW = {"claim_seconds": 600, "turn_seconds": 600}
+SEED = "b0b5" * 8
+#: The longest a whole game may take on a loaded CI machine (a cap, not a timing).
+GAME_CAP = 600.0
+
+
+@pytest.fixture
+def base(live_server: LiveServer) -> str:
+    return live_server.url
+
+
+def _bot(base: str, name: str) -> Client:
+    with Client(base) as anon:
+        account = anon.register_bot(name)
+    assert account.token.startswith("mayi_bot_") and account.bot_id
+    return Client(base, account.token)
+
+
+def _table(base: str, variant: str, seats: int, options: dict[str, Any] = SLOW, **test: Any) -> str:
+    with Client(base) as anon:
+        return anon.create_game(variant, seats, options=options, test={"seed": SEED, **test}).game_id
+
+
+class _Runners:
+    """``run_polling`` threads, one per bot client, stopped however the test ends."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.stats: list[RunStats] = []
+        self.crashed: list[BaseException] = []
+
+    def start(self, bot: Bot, client: Client) -> None:
+        def run() -> None:
+            try:
+                self.stats.append(run_polling(bot, client, wait=5, stop=self.stop, until_idle=True))
+            except BaseException as exc:  # pragma: no cover - reported by the test
+                self.crashed.append(exc)
+
+        thread = threading.Thread(target=run, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self, cap: float) -> None:
+        end = time.monotonic() + cap
+        for thread in self.threads:
+            thread.join(max(0.1, end - time.monotonic()))
+        assert not self.crashed, self.crashed
+        assert not any(t.is_alive() for t in self.threads), "the bots did not finish within the cap"
+
+
+@pytest.fixture
+def runners() -> Iterator[_Runners]:
+    found = _Runners()
+    try:
+        yield found
+    finally:
+        found.stop.set()
+        for thread in found.threads:
+            thread.join(30)
+
+
+@pytest.mark.parametrize("variant", ["may_i", "shanghai"])
+def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: _Runners, variant: str) -> None:
+    game_id = _table(base, variant, 3)
+    clients = [_bot(base, f"poller{i}") for i in range(3)]
+    for i, client in enumerate(clients):
+        taken = client.take_seat(game_id, f"poller{i}")
+        assert taken.seat == i and taken.token == client.token  # the bot acts with its own token
+    for client in clients:
+        runners.start(Bot(), client)
+    runners.join(GAME_CAP)
+    final = clients[0].get_game(game_id)
+    assert final.status == "finished" and final.places and len(final.results) == final.round.of  # type: ignore[union-attr]
+    assert sum(s.moves for s in runners.stats) > 100
+    assert all(s.failures == 0 and s.refused == 0 for s in runners.stats)
+    assert all(c.get_my_bot().games == [] for c in clients)
+
+
+def test_the_decisions_long_poll_wakes_on_the_move_that_makes_the_bot_decide(base: str) -> None:
+    game_id = _table(base, "shanghai", 3)
+    bot = _bot(base, "waiter")
+    with Client(base) as anon:
+        people = [Client(base, anon.take_seat(game_id, f"P{i}").token) for i in range(2)]
+    assert bot.take_seat(game_id, "waiter").seat == 2
+    profile = bot.get_my_bot()
+    assert profile.name == "waiter" and [(g.game_id, g.seats) for g in profile.games] == [(game_id, [2])]
+
+    def someone_else_must_act() -> GameView:
+        view = people[0].get_game(game_id)
+        pending = view.claim_window.pending if view.claim_window else []
+        assert 2 not in pending and view.actor != 2, "the seed puts the bot last to act"
+        return view
+
+    view = someone_else_must_act()
+    assert bot.get_decisions().decisions == []
+    answered: list[GameView] = []
+
+    def play_people() -> None:  # the two people play until the bot must act
+        time.sleep(0.3)  # let the bot's long-poll start waiting first (not required for correctness)
+        for _ in range(40):
+            current = people[0].get_game(game_id)
+            pending = current.claim_window.pending if current.claim_window else []
+            seat = next((p for p in pending if p != 2), current.actor)
+            if seat == 2 or 2 in pending:
+                return
+            mine = people[seat or 0].get_game(game_id)
+            answered.append(people[seat or 0].play(game_id, _simple(mine)))
+
+    thread = threading.Thread(target=play_people)
+    thread.start()
+    try:
+        page = bot.get_decisions(wait=60)
+    finally:
+        thread.join(60)
+    assert page.games == 1 and len(page.decisions) == 1
+    decision = page.decisions[0]
+    assert decision.game_id == game_id and decision.seat == 2 and decision.view.legal
+    assert decision.view.hand and decision.version >= view.version
+    # Answered: never listed again.
+    bot.play(game_id, _simple(decision.view), if_match=decision.version)
+    again = bot.get_decisions().decisions
+    assert all((d.game_id, d.seat, d.version) != (game_id, 2, decision.version) for d in again)
+
+
+def _simple(view: GameView) -> LegalMove:
+    move = Bot().decide(view)
+    assert isinstance(move, LegalMove)
+    return move
+
+
+def test_bot_tokens_rotate_and_errors_name_the_problem(base: str) -> None:
+    bot = _bot(base, "rotor")
+    game_id = _table(base, "may_i", 2)
+    bot.take_seat(game_id, "rotor")
+    with pytest.raises(errors.Conflict) as twice:
+        bot.take_seat(game_id, "rotor again")
+    assert twice.value.code == "bot_already_seated" and game_id in twice.value.detail
+    old = Client(base, bot.token)
+    bot.rotate_bot_token()
+    assert bot.token != old.token
+    with pytest.raises(errors.Unauthorized) as stale:
+        old.get_my_bot()
+    assert "bot token" in stale.value.detail
+    with pytest.raises(errors.Forbidden):  # the old token holds no seat any more
+        old.get_game(game_id)
+    with Client(base) as anon:
+        other = anon.take_seat(game_id, "person")
+    view = bot.get_game(game_id)  # the new token holds the bot's seat
+    assert view.seat == 0 and view.hand
+    with pytest.raises(errors.Unauthorized) as seat_token:
+        Client(base, other.token).get_decisions()
+    assert "bot token" in seat_token.value.detail
+    with pytest.raises(errors.Unauthorized):
+        Client(base).get_my_bot()
+    with pytest.raises(errors.ValidationError) as bad:
+        Client(base).register_bot("")
+    assert any("name" in e for e in bad.value.errors)
+
+
+def test_a_bot_that_raises_in_decide_still_finishes_its_game_by_the_clock(
+    base: str, app: Any, runners: _Runners
+) -> None:
+    class Broken(Bot):
+        def decide(self, view: GameView) -> LegalMove:
+            raise RuntimeError("a bug in my bot")
+
+    fast = {"claim_seconds": 1, "turn_seconds": 1}
+    game_id = _table(base, "may_i", 3, options=fast, start_round=7)
+    clients = [_bot(base, f"b{i}") for i in range(3)]
+    for i, client in enumerate(clients):
+        client.take_seat(game_id, f"b{i}")
+    runners.start(Broken(), clients[0])
+    runners.start(Bot(), clients[1])
+    runners.start(Bot(), clients[2])
+    # The test plays the worker's part: the clock job of a game is Tables.run_clock.
+    tables = app.extensions["mayi"].tables
+    end = time.monotonic() + GAME_CAP
+    while tables.load(game_id).status != "finished" and time.monotonic() < end:
+        tables.run_clock(game_id)
+        time.sleep(0.2)
+    runners.join(60)
+    assert tables.load(game_id).status == "finished"
+    broken = next(s for s in runners.stats if s.failures)
+    assert broken.moves == 0 and broken.failures > 0
