@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import errors, helpers
+from . import errors, helpers, webhooks
 from .bot import Bot
 from .client import Client, operations
 from .errors import ApiError, ResponseError, TransportError
@@ -76,4 +76,5 @@ __all__ = [
     "operations",
     "play_local",
     "run_polling",
+    "webhooks",
 ]

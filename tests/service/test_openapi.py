@@ -35,12 +35,21 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("get", "/v1/games"): {422, 429},
     ("post", "/v1/games"): BODY_ERRORS | {429},
     ("get", GAME): {401, 403, 404, 429},
-    ("post", f"{GAME}/seats"): BODY_ERRORS | {404, 409, 429},
+    ("post", f"{GAME}/seats"): BODY_ERRORS | {401, 404, 409, 429},
     **{("post", path): BODY_ERRORS | {401, 403, 404, 409, 412, 429} for path in ACTIONS},
     ("get", f"{GAME}/events"): {401, 403, 404, 422, 429},
     ("get", f"{GAME}/events/stream"): {401, 403, 404, 422, 429},
     ("get", f"{GAME}/replay"): {404, 409, 429},
+    # The bot platform (401: no bot token, or one rotated since).
+    ("post", "/v1/bots"): BODY_ERRORS | {429},
+    ("get", "/v1/bots/me"): {401, 429},
+    ("post", "/v1/bots/me/token"): {401, 429},
+    ("get", "/v1/bots/me/decisions"): {401, 422, 429},
 }
+
+
+#: Operations that are POSTs (they change something) but take no body.
+BODYLESS_POSTS = {"/v1/bots/me/token"}
 
 
 @pytest.fixture(scope="module")
@@ -157,6 +166,9 @@ def test_problem_schema_has_the_error_model_of_the_api(spec: dict[str, Any]) -> 
     ("method", "path"), [(m, p) for m, p in sorted(EXPECTED_ERRORS) if m == "post"], ids=lambda x: str(x)
 )
 def test_request_body_has_a_valid_example(spec: dict[str, Any], method: str, path: str) -> None:
+    if path in BODYLESS_POSTS:
+        assert "requestBody" not in spec["paths"][path][method]
+        return
     body = spec["paths"][path][method]["requestBody"]
     media = body["content"]["application/json"]
     assert "example" in media, f"{method.upper()} {path}: the request body has no example"
@@ -189,7 +201,7 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
     malformed = {"Authorization": "Basic YTpi"}
     examples = {
         path: spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
-        for path in [*ACTIONS, f"{GAME}/seats", "/v1/games"]
+        for path in [*ACTIONS, f"{GAME}/seats", "/v1/games", "/v1/bots"]
     }
     problem = _validator(spec, {"$ref": "#/components/schemas/Problem"})
     seen: dict[tuple[str, str], set[int]] = {key: set() for key in EXPECTED_ERRORS}
@@ -209,7 +221,7 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
         send("post", path, url, expect=400, **not_json, headers=idle)
         send("post", path, url, expect=413, **too_large, headers=idle)
         send("post", path, url, expect=422, json={**example, "bogus": 1}, headers=idle)
-        if path != "/v1/games":
+        if "{game_id}" in path:
             send("post", path, path.replace("{game_id}", "no-such-game"), expect=404, json=example, headers=idle)
     for path in ACTIONS:
         url = path.replace("{game_id}", game_id)
@@ -232,6 +244,14 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
     send("get", f"{GAME}/replay", f"/v1/games/{game_id}/replay", expect=409)
     send("get", f"{GAME}/replay", f"/v1/games/{waiting['game_id']}/replay", expect=409)
     send("get", f"{GAME}/replay", "/v1/games/no-such-game/replay", expect=404)
+    # The bot platform: a bot token that is not (or no longer) valid, a seat token, a bad wait.
+    gone_bot = {"Authorization": "Bearer mayi_bot_rotated-away"}
+    seats_url = f"/v1/games/{waiting['game_id']}/seats"
+    send("post", f"{GAME}/seats", seats_url, expect=401, json={"name": "Dee"}, headers=gone_bot)
+    for path in ("/v1/bots/me", "/v1/bots/me/decisions"):
+        send("get", path, path, expect=401, headers=foreign)
+    send("post", "/v1/bots/me/token", "/v1/bots/me/token", expect=401, headers=gone_bot)
+    send("get", "/v1/bots/me/decisions", "/v1/bots/me/decisions?wait=99", expect=422)
 
     # Every expected status but the rate limit (and /healthz's Redis outage) was provoked.
     for key, statuses in EXPECTED_ERRORS.items():

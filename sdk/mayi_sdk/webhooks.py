@@ -1,0 +1,183 @@
+"""Receiving decisions by webhook, signed by the Standard Webhooks specification.
+
+A delivery is an HTTP POST whose body is one decision as JSON (the form of one entry of
+``GET /v1/bots/me/decisions``: ``game_id``, ``seat``, ``version``, ``deadline``, ``view``),
+with the headers ``webhook-id``, ``webhook-timestamp`` (Unix seconds) and
+``webhook-signature``: space-separated ``v1,<base64 HMAC-SHA256 of "id.timestamp.body">``
+signatures, one per secret in use (two during a secret rotation). Secrets are
+``whsec_`` + base64 of the key. :func:`verify` checks them with the standard library's
+:mod:`hmac` (any Standard Webhooks library, such as the ``standardwebhooks`` packages,
+checks them the same way).
+
+:class:`WebhookReceiver` is a WSGI app: it refuses (401) a forged, tampered, stale or
+replayed delivery (a ``webhook-id`` it has seen), answers 204 at once, and plays the
+decision through the API in the background; :func:`serve_webhooks` runs it with one call.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from .bot import Bot
+from .client import Client
+from .models import Decision
+from .runners import RunStats, _play_decision
+
+log = logging.getLogger("mayi_sdk.webhooks")
+
+#: How old (or how far in the future) a delivery's timestamp may be, in seconds.
+DEFAULT_TOLERANCE = 300
+#: The largest delivery body read, in bytes.
+MAX_BODY = 1 << 20
+
+StartResponse = Callable[[str, list[tuple[str, str]]], Any]
+
+
+class SignatureError(ValueError):
+    """A delivery that must be refused; the message says why (no detail of the secret)."""
+
+
+def _key(secret: str) -> bytes:
+    try:
+        return base64.b64decode(secret.removeprefix("whsec_"), validate=True)
+    except binascii.Error as exc:
+        raise ValueError("secret: give the whsec_... secret the service gave the bot") from exc
+
+
+def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
+    """The signature ``v1,<base64>`` of one delivery (what the service sends)."""
+    mac = hmac.new(_key(secret), f"{msg_id}.{timestamp}.".encode() + body, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(mac).decode()
+
+
+def verify(
+    secrets: str | Iterable[str],
+    headers: Mapping[str, str],
+    body: bytes,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE,
+    now: float | None = None,
+) -> str:
+    """Check a delivery; return its ``webhook-id``. Raises :class:`SignatureError` saying
+    what is wrong: a missing header, a timestamp outside ``tolerance``, no valid signature."""
+    lowered = {k.lower(): v for k, v in headers.items()}
+    msg_id = lowered.get("webhook-id", "")
+    stamp = lowered.get("webhook-timestamp", "")
+    signatures = lowered.get("webhook-signature", "")
+    if not msg_id or not stamp or not signatures:
+        raise SignatureError("missing webhook-id, webhook-timestamp or webhook-signature")
+    if not stamp.isascii() or not stamp.isdigit():
+        raise SignatureError("webhook-timestamp is not Unix seconds")
+    now = time.time() if now is None else now
+    if abs(now - int(stamp)) > tolerance:
+        raise SignatureError(f"webhook-timestamp is more than {tolerance:g} s from now (stale or replayed)")
+    keys = [secrets] if isinstance(secrets, str) else list(secrets)
+    expected = [sign(s, msg_id, int(stamp), body).split(",", 1)[1] for s in keys]
+    for item in signatures.split():
+        version, _, value = item.partition(",")
+        if version == "v1" and any(hmac.compare_digest(value, e) for e in expected):
+            return msg_id
+    raise SignatureError("no valid v1 signature (a wrong secret, or a tampered body)")
+
+
+class WebhookReceiver:
+    """A WSGI app that plays ``bot`` on each verified delivery, acting through ``client``
+    (the bot's token). ``secret``: the webhook secret (several during a rotation)."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        client: Client,
+        secret: str | Iterable[str],
+        *,
+        tolerance: float = DEFAULT_TOLERANCE,
+        remember: int = 10000,
+    ) -> None:
+        self.bot = bot
+        self.client = client
+        self.secrets = [secret] if isinstance(secret, str) else list(secret)
+        for s in self.secrets:
+            _key(s)
+        self.tolerance = tolerance
+        self.remember = remember
+        self.seen: OrderedDict[str, float] = OrderedDict()
+        self.lock = threading.Lock()
+        self.stats = RunStats()
+        self._failed: set[tuple[str, int, int]] = set()
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
+        if environ.get("REQUEST_METHOD") != "POST":
+            return _answer(start_response, "405 Method Not Allowed", "POST a webhook delivery here")
+        try:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            return _answer(start_response, "413 Payload Too Large", f"at most {MAX_BODY} bytes")
+        body = environ["wsgi.input"].read(length)
+        headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
+        try:
+            msg_id = verify(self.secrets, headers, body, tolerance=self.tolerance)
+            self._first_time(msg_id)
+            decision = Decision.from_json(json.loads(body))
+        except SignatureError as exc:
+            log.warning("refused a webhook delivery: %s", exc)
+            return _answer(start_response, "401 Unauthorized", str(exc))
+        except (ValueError, KeyError, TypeError) as exc:
+            return _answer(start_response, "400 Bad Request", f"not a decision: {exc}")
+        thread = threading.Thread(target=self._play, args=(decision,), name=f"webhook {msg_id}", daemon=True)
+        thread.start()
+        return _answer(start_response, "204 No Content", "")
+
+    def _first_time(self, msg_id: str) -> None:
+        with self.lock:
+            if msg_id in self.seen:
+                raise SignatureError(f"webhook-id {msg_id!r} was delivered already (a replay)")
+            self.seen[msg_id] = time.time()
+            while len(self.seen) > self.remember:
+                self.seen.popitem(last=False)
+
+    def _play(self, decision: Decision) -> None:
+        try:
+            _play_decision(self.bot, self.client, decision.game_id, decision.view, self.stats, self._failed)
+        except Exception:  # pragma: no cover - _play_decision handles the API's errors
+            log.exception("game %s: playing the decision failed", decision.game_id)
+
+
+def _answer(start_response: StartResponse, status: str, text: str) -> list[bytes]:
+    body = text.encode()
+    start_response(status, [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))])
+    return [body] if body else []
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug(format, *args)
+
+
+def make_webhook_server(
+    bot: Bot, client: Client, secret: str | Iterable[str], host: str = "127.0.0.1", port: int = 8080
+) -> WSGIServer:
+    """A server for :class:`WebhookReceiver` (``serve_forever()`` it; ``server_port`` is its port)."""
+    return make_server(host, port, WebhookReceiver(bot, client, secret), handler_class=_QuietHandler)
+
+
+def serve_webhooks(
+    bot: Bot, client: Client, secret: str | Iterable[str], host: str = "127.0.0.1", port: int = 8080
+) -> None:
+    """Receive deliveries at ``http://host:port/`` until interrupted (the standard library's
+    WSGI server; behind a TLS proxy for the internet, or mount :class:`WebhookReceiver` in any
+    WSGI server)."""
+    with make_webhook_server(bot, client, secret, host, port) as server:
+        server.serve_forever()

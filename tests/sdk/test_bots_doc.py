@@ -1,0 +1,40 @@
+"""The code of docs/bots.md and of the README's "Write a bot" runs as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from servers import LiveServer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _blocks(path: Path, after: str = "") -> list[str]:
+    text = path.read_text(encoding="utf-8")
+    text = text[text.index(after) :] if after else text
+    return re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)
+
+
+def test_the_local_example_runs() -> None:
+    local = _blocks(ROOT / "docs" / "bots.md")[0]
+    assert "play_local" in local
+    exec(compile(local, "docs/bots.md (local)", "exec"), {"__name__": "docs_bots"})
+
+
+def test_the_polling_example_runs_against_a_live_server(
+    live_server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    polling = _blocks(ROOT / "docs" / "bots.md")[1]
+    assert "run_polling" in polling
+    monkeypatch.setenv("MAYI_URL", live_server.url)
+    scope: dict[str, object] = {"__name__": "docs_bots"}
+    exec(compile(polling, "docs/bots.md (polling)", "exec"), scope)
+    final = scope["bots"][0].get_game(scope["table"].game_id)  # type: ignore[index,attr-defined]
+    assert final.status == "finished"
+
+
+def test_the_readme_bot_runs() -> None:
+    code = _blocks(ROOT / "README.md", after="## Write a bot")[0]
+    exec(compile(code, "README.md (Write a bot)", "exec"), {"__name__": "readme_bot"})
