@@ -93,21 +93,20 @@ def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: _R
 
 
 def test_the_decisions_long_poll_wakes_on_the_move_that_makes_the_bot_decide(base: str) -> None:
-    game_id = _table(base, "shanghai", 3)
+    game_id = _table(base, "may_i", 3)
     bot = _bot(base, "waiter")
     with Client(base) as anon:
         people = [Client(base, anon.take_seat(game_id, f"P{i}").token) for i in range(2)]
     assert bot.take_seat(game_id, "waiter").seat == 2
     profile = bot.get_my_bot()
     assert profile.name == "waiter" and [(g.game_id, g.seats) for g in profile.games] == [(game_id, [2])]
-
-    def someone_else_must_act() -> GameView:
-        view = people[0].get_game(game_id)
-        pending = view.claim_window.pending if view.claim_window else []
-        assert 2 not in pending and view.actor != 2, "the seed puts the bot last to act"
-        return view
-
-    view = someone_else_must_act()
+    for _ in range(10):  # if the deal makes the bot act first, answer until it need not act
+        page = bot.get_decisions()
+        if not page.decisions:
+            break
+        first = page.decisions[0]
+        bot.play(game_id, _simple(first.view), if_match=first.version)
+    view = people[0].get_game(game_id)
     assert bot.get_decisions().decisions == []
     answered: list[GameView] = []
 
