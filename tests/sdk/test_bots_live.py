@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from servers import LiveServer
+from werkzeug.serving import make_server
 
 from mayi_sdk import Bot, Client, GameView, LegalMove, RunStats, errors, run_polling
 
@@ -197,3 +198,37 @@ def test_a_bot_that_raises_in_decide_still_finishes_its_game_by_the_clock(
     assert tables.load(game_id).status == "finished"
     broken = next(s for s in runners.stats if s.failures)
     assert broken.moves == 0 and broken.failures > 0
+
+
+def test_a_polling_bot_survives_a_server_restart(app: Any, runners: _Runners) -> None:
+    """The server goes away mid-game and comes back on the same address: the runners
+    retry with a growing pause, then resume and finish the game."""
+    first = LiveServer(app)
+    port = first.server.server_port
+    second: Any = None
+    try:
+        base = first.url
+        game_id = _table(base, "may_i", 3, start_round=7)
+        clients = [_bot(base, f"r{i}") for i in range(3)]
+        for i, client in enumerate(clients):
+            client.take_seat(game_id, f"r{i}")
+        for client in clients:
+            runners.start(Bot(), client)
+        tables = app.extensions["mayi"].tables
+        end = time.monotonic() + GAME_CAP
+        while tables.load(game_id).version < 10 and time.monotonic() < end:
+            time.sleep(0.05)
+        first.stop()
+        first.server.server_close()
+        time.sleep(1.0)  # the runners find nobody answering
+        version = tables.load(game_id).version
+        second = make_server("127.0.0.1", port, app, threaded=True)
+        threading.Thread(target=second.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        runners.join(GAME_CAP)
+        assert tables.load(game_id).status == "finished" and tables.load(game_id).version > version
+        assert all(s.failures == 0 for s in runners.stats)
+    finally:
+        first.stop()
+        if second is not None:
+            second.shutdown()
+            second.server_close()
