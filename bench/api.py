@@ -16,8 +16,9 @@ What it does:
   ``REDIS_URL`` is set. Every key the benchmark writes has its own prefix; with an external
   Redis they are deleted at the end.
 * **Servers**: the API (``mayi_service.wsgi:app``) and the baseline (a bare Flask
-  app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k gthread
-  --threads 16`` on a free local port, rate limits and clock jobs off; both are
+  app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k
+  mayi_service.server.GeventWorker`` (the service's serving model, see
+  ``mayi_service/gunicorn_config.py``) on a free local port, rate limits and clock jobs off; both are
   stopped at the end, also on errors and Ctrl-C.
 * **Ours**: ``--games`` client threads (16), each with a keep-alive
   ``requests.Session``, each playing one 4-player May I game at a time, created
@@ -102,7 +103,10 @@ REDIS_BUDGET_BYTES = 64 * 2**30
 
 BASELINE_VALUE = b"v" * 4096
 SERVER_WORKERS = 2
-SERVER_THREADS = 16
+#: The service's serving model (service/mayi_service/gunicorn_config.py): gevent workers;
+#: the baseline runs under the same worker class.
+WORKER_CLASS = "mayi_service.server.GeventWorker"
+SERVER_CONNECTIONS = 1000
 SEATS = 4
 #: Claim window and turn clock of the benchmark's tables: no deadline ever passes.
 CLOCK_SECONDS = 86400
@@ -199,7 +203,7 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def gunicorn(name: str, app: str, env: dict[str, str], logs: Path, pythonpath: Path | None = None) -> Iterator[Server]:
-    """Serve ``app`` under gunicorn (gthread workers) on a free port."""
+    """Serve ``app`` under gunicorn on a free port, with the service's own gevent worker class."""
     port = free_port()
     command = [
         sys.executable,
@@ -208,9 +212,9 @@ def gunicorn(name: str, app: str, env: dict[str, str], logs: Path, pythonpath: P
         "-w",
         str(SERVER_WORKERS),
         "-k",
-        "gthread",
-        "--threads",
-        str(SERVER_THREADS),
+        WORKER_CLASS,
+        "--worker-connections",
+        str(SERVER_CONNECTIONS),
         "-b",
         f"127.0.0.1:{port}",
         "--timeout",
@@ -837,8 +841,8 @@ def print_report(result: dict[str, Any]) -> None:
     m = result["machine"]
     if "profile" not in result:
         print(
-            f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k gthread "
-            f"--threads {SERVER_THREADS}; {s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s "
+            f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k {WORKER_CLASS} "
+            f"(both servers); {s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s "
             f"a workload (after {s['warmup']:g} s warm-up); medians (min-max)"
         )
         print("note: the client threads run on this machine and compete with gunicorn and Redis for the CPU")

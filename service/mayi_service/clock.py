@@ -34,12 +34,13 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
 
 from .config import Settings
 from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
 from .store import connect, redis_url
-from .tables import FINISHED, Tables
+from .tables import Tables
 
 log = logging.getLogger(__name__)
 
@@ -104,9 +105,9 @@ class Clock:
             return
         if at is not None and (record.clock_at is None or int(record.clock_at) != at):
             return  # an earlier deadline replaced this job: another job is the game's clock
-        if record.status == FINISHED:
+        if record.status == GameStatus.FINISHED:
             # A crash between the final commit and its follow-ups leaves these undone: redo them.
-            self.repo.index(record, "playing")
+            self.repo.index(record, GameStatus.PLAYING)
             self.repo.archive_events(game_id)
         else:
             tables.run_clock(game_id)

@@ -44,6 +44,8 @@ from typing import Any
 
 import redis
 
+from mayi_engine import GameStatus
+
 from .hub import EventHub
 
 COMMIT_SCRIPT = """
@@ -130,7 +132,7 @@ class GameRecord:
     id: str
     version: int
     seq: int
-    status: str
+    status: GameStatus
     meta: dict[str, Any]
     state: str | None
     deadline: float | None = None
@@ -197,7 +199,7 @@ class GameRepository:
     def ttl_for(self, status: str) -> int:
         """How long the keys of a game in ``status`` are kept after its last change (0: for ever).
         A game in play is kept until it ends: its clock plays it out."""
-        return {"waiting": self.waiting_ttl, "finished": self.finished_ttl}.get(status, 0)
+        return {GameStatus.WAITING: self.waiting_ttl, GameStatus.FINISHED: self.finished_ttl}.get(status, 0)
 
     # -- games --------------------------------------------------------------
     def create(
@@ -256,7 +258,7 @@ class GameRepository:
             id=game_id,
             version=int(data[b"version"]),
             seq=int(data[b"seq"]),
-            status=data[b"status"].decode(),
+            status=GameStatus(data[b"status"].decode()),
             meta=json.loads(data[b"meta"]),
             state=data[b"state"].decode() if b"state" in data else None,
             deadline=float(deadline) if deadline else None,
@@ -355,7 +357,7 @@ class GameRepository:
         for gid, row in zip(game_ids, pipe.execute(), strict=True):
             if row[0] is None:
                 continue
-            out.append(GameRecord(gid, int(row[0]), int(row[1]), row[2].decode(), json.loads(row[3]), None))
+            out.append(GameRecord(gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), json.loads(row[3]), None))
         return out
 
     def due_games(self, now: float, limit: int = 100) -> list[str]:
@@ -368,7 +370,7 @@ class GameRepository:
         at (at most ``most`` per status and call, ``batch`` per round trip)."""
         variants = list(variants)
         pruned = 0
-        for status in ("waiting", "finished"):
+        for status in (GameStatus.WAITING, GameStatus.FINISHED):
             ttl = self.ttl_for(status)
             if not ttl:
                 continue
@@ -405,7 +407,11 @@ class GameRepository:
             pipe = self.r.pipeline(transaction=False)
             for gid in held:
                 pipe.hget(self.game_key(gid), "status")
-            closed = [g for g, st in zip(held, pipe.execute(), strict=True) if st not in (b"waiting", b"playing")]
+            closed = [
+                g
+                for g, st in zip(held, pipe.execute(), strict=True)
+                if st is None or GameStatus(st.decode()) is GameStatus.FINISHED
+            ]
             if closed:
                 self.r.zrem(key, *closed)
         # Add, then count: of racing creators, none passes the limit (one may be refused needlessly).

@@ -21,7 +21,7 @@ from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
 from mayi_engine.rules import Rules, get_rules
-from mayi_engine.state import State, dumps, loads
+from mayi_engine.state import GameStatus, State, dumps, loads
 from mayi_engine.views import player_view, status
 
 from .problems import ServiceError, from_engine
@@ -29,8 +29,6 @@ from .repository import GAME_GONE, IDEMPOTENT_REPLAY, VERSION_CONFLICT, Change, 
 
 MAX_ATTEMPTS = 100
 TOKEN_BYTES = 32
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
-STATUSES = (WAITING, PLAYING, FINISHED)
 
 
 def new_token(kind: str = "seat") -> str:
@@ -111,13 +109,13 @@ class Tables:
             meta["names"][seat] = player["name"]
             issued.append({"seat": seat, "name": player["name"], "token": token})
         game_id = secrets.token_urlsafe(9)
-        record = GameRecord(game_id, 1, 0, WAITING, meta, None)
+        record = GameRecord(game_id, 1, 0, GameStatus.WAITING, meta, None)
         events: list[tuple[int, str]] = []
         now = self.clock()
         if all(meta["names"]):
             state, engine_events = self._start(meta, now)
             record.state = dumps(state)
-            record.status = PLAYING
+            record.status = GameStatus.PLAYING
             record.deadline = engine.deadline(state)
             events = self._stamp(engine_events, 0, now)
             record.seq = len(events)
@@ -132,7 +130,7 @@ class Tables:
                 limit=limit,
             )
         self.repo.create(record, tokens, events, meta["created_at"])
-        if record.status == PLAYING and self.on_commit is not None:
+        if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
                 self.on_commit(record, at)
@@ -159,7 +157,7 @@ class Tables:
         for _ in range(MAX_ATTEMPTS):
             record = self.load(game_id)
             names = record.meta["names"]
-            if record.status != WAITING:
+            if record.status != GameStatus.WAITING:
                 raise ServiceError(409, "game_started", f"Game {game_id} has no open seat: it has started")
             if seat is None:
                 chosen = names.index(None)
@@ -173,7 +171,7 @@ class Tables:
             token = new_token()
             change = Change(fields={"meta": _json(meta)}, tokens={token_hash(token): chosen})
             now = self.clock()
-            updated = GameRecord(game_id, record.version + 1, record.seq, WAITING, meta, None)
+            updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
             if all(meta["names"]):
                 state, events = self._start(meta, now)
                 started, updated = self._state_change(record, state, events, now, meta)
@@ -331,7 +329,7 @@ class Tables:
         """Play every decision of ``game_id`` whose deadline has passed. True if anything moved."""
         for _ in range(MAX_ATTEMPTS):
             record = self.repo.load(game_id)
-            if record is None or record.state is None or record.status != PLAYING:
+            if record is None or record.state is None or record.status != GameStatus.PLAYING:
                 return False
             now = self.clock()
             state, events = self._due_timeouts(loads(record.state), now)
@@ -366,7 +364,7 @@ class Tables:
                 "deadline": "" if due is None else repr(due),
             },
             events=self._stamp(events, record.seq, now),
-            clock=None if due is None or game_status != PLAYING else math.ceil(due),
+            clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
             round_ended=any(e["type"] == "round_ended" for e in events),
         )
         updated = GameRecord(
@@ -376,14 +374,14 @@ class Tables:
 
     def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> int:
         """Commit ``change`` over ``before``; on success keep the indexes and the clock in step."""
-        if before.status != after.status or after.status == WAITING:
+        if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
         result, clock_at = self.repo.commit(before.id, before.version, change, now)
         if result < 0:
             return result
         if before.status != after.status:
             self.repo.index(after, before.status)
-        if after.status == FINISHED and before.status != FINISHED:
+        if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
             self.repo.archive_events(after.id, final=True)
         elif change.round_ended:
             self.repo.archive_events(after.id, final=False)
@@ -401,7 +399,7 @@ class Tables:
 
     def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:
         """One page of tables, newest first, filtered by status and variant."""
-        statuses = [status] if status else list(STATUSES)
+        statuses = [status] if status else list(GameStatus)
         ids, total = self.repo.list_ids(statuses, variant, (page - 1) * size, size)
         games = [
             {
@@ -424,13 +422,13 @@ class Tables:
         found = self.repo.events_after(game_id, after)
         if not found:
             record = self.load(game_id)  # 404 for a game that does not exist
-            if wait > 0 and record.status != FINISHED:
+            if wait > 0 and record.status != GameStatus.FINISHED:
                 found = self.repo.wait_events(game_id, after, int(wait * 1000))
         return [visible(e, viewer.seat) for e in found]
 
     def replay(self, game_id: str) -> dict[str, Any]:
         record = self.load(game_id)
-        if record.status != FINISHED or record.state is None:
+        if record.status != GameStatus.FINISHED or record.state is None:
             raise ServiceError(409, "game_not_finished", f"Game {game_id} is not over: the replay opens when it ends")
         state = loads(record.state)
         events = self.repo.events_after(game_id, 0, count=1_000_000)

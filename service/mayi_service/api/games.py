@@ -14,12 +14,13 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
+from mayi_engine import GameStatus
 from mayi_engine.cards import parse_card, parse_cards
 from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import FINISHED, Tables, Viewer, token_hash
+from ..tables import Tables, Viewer, token_hash
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
@@ -312,7 +313,7 @@ class EventStream(MethodView):
         raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
-        if record.status == FINISHED and record.seq <= int(raw):
+        if record.status == GameStatus.FINISHED and record.seq <= int(raw):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
         settings = services().settings
@@ -422,7 +423,7 @@ def _sse(
         wait = max(0.05, min(heartbeat, end - time.monotonic()))
         found = tables.events(game_id, viewer, after, wait)
         if not found:
-            if tables.load(game_id).status == FINISHED:
+            if tables.load(game_id).status == GameStatus.FINISHED:
                 # The last events may have moved to the archive while we waited: read once more.
                 found = tables.events(game_id, viewer, after, 0)
                 if not found:

@@ -11,6 +11,8 @@ from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
+from mayi_engine import GameStatus
+
 from .. import schemas as s
 from ..problems import ServiceError
 from .common import StrictBlueprint, document_errors, services
@@ -71,7 +73,7 @@ class _StoreCollector:
     def collect(self) -> Any:
         svc = services()
         games = GaugeMetricFamily("mayi_games", "Games by status", labels=["status"])
-        for status in ("waiting", "playing", "finished"):
+        for status in GameStatus:
             games.add_metric([status], svc.tables.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
