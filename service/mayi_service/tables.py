@@ -12,9 +12,10 @@ import json
 import math
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
 
 import mayi_engine as engine
 from mayi_engine.cards import card_codes, parse_card
@@ -25,7 +26,15 @@ from mayi_engine.state import GameStatus, State, dumps, loads
 from mayi_engine.views import player_view, status
 
 from .problems import ServiceError, from_engine
-from .repository import GAME_GONE, IDEMPOTENT_REPLAY, VERSION_CONFLICT, Change, GameRecord, GameRepository
+from .repository import (
+    Change,
+    GameGone,
+    GameRecord,
+    GameRepository,
+    StreamSlotsFull,
+    TableMeta,
+    VersionConflict,
+)
 
 MAX_ATTEMPTS = 100
 TOKEN_BYTES = 32
@@ -42,6 +51,22 @@ def token_hash(token: str) -> str:
 
 def _json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Update(Generic[T]):
+    """What one attempt of :meth:`Tables.update` decided: the change to commit over the
+    record it read, the record that makes, what to answer once committed (``result``),
+    and an error to raise once committed (``error``: a move refused after the timeouts
+    that were due, which are kept)."""
+
+    change: Change
+    after: GameRecord
+    result: T
+    error: Exception | None = field(default=None)
 
 
 @dataclass
@@ -88,31 +113,30 @@ class Tables:
         if len(players) > seats:
             raise ServiceError(422, "validation_error", f"players: {len(players)} players for {seats} seats")
         test = data.get("test")
-        meta: dict[str, Any] = {
-            "variant": variant,
-            "options": options,
-            "seats": seats,
-            "names": [None] * seats,
-            "rated": test is None,
-            "created_at": self.clock(),
-        }
-        if test is not None:
-            meta["test"] = _check_test(test, rules)
-            if len(players) < seats:
-                # Refuse stacks the decks cannot hold now, not when the last seat is taken.
-                self._start(dict(meta, names=[n or f"seat {i}" for i, n in enumerate(meta["names"])]), self.clock())
+        meta = TableMeta(
+            variant=variant,
+            options=options,
+            seats=seats,
+            names=(None,) * seats,
+            rated=test is None,
+            created_at=self.clock(),
+            test=None if test is None else _check_test(test, rules),
+        )
+        if test is not None and len(players) < seats:
+            # Refuse stacks the decks cannot hold now, not when the last seat is taken.
+            self._start(replace(meta, names=tuple(f"seat {i}" for i in range(seats))), self.clock())
         tokens: dict[str, int] = {}
         issued = []
         for seat, player in enumerate(players):
             token = new_token()
             tokens[token_hash(token)] = seat
-            meta["names"][seat] = player["name"]
+            meta = meta.seated(seat, player["name"])
             issued.append({"seat": seat, "name": player["name"], "token": token})
         game_id = secrets.token_urlsafe(9)
         record = GameRecord(game_id, 1, 0, GameStatus.WAITING, meta, None)
         events: list[tuple[int, str]] = []
         now = self.clock()
-        if all(meta["names"]):
+        if meta.full:
             state, engine_events = self._start(meta, now)
             record.state = dumps(state)
             record.status = GameStatus.PLAYING
@@ -129,22 +153,22 @@ class Tables:
                 "filled expires",
                 limit=limit,
             )
-        self.repo.create(record, tokens, events, meta["created_at"])
+        self.repo.create(record, tokens, events, meta.created_at)
         if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
                 self.on_commit(record, at)
         return record, issued
 
-    def _start(self, meta: dict[str, Any], now: float) -> tuple[State, list[dict[str, Any]]]:
-        rules = get_rules(meta["variant"], meta["options"])
-        test = meta.get("test") or {}
+    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[dict[str, Any]]]:
+        rules = get_rules(meta.variant, meta.options)
+        test = meta.test or {}
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
         stacked = test.get("stacked_decks")
         stacks = [None if s is None else [parse_card(c) for c in s] for s in stacked] if stacked else None
         # A name with a lone surrogate (refused since; a table may hold one from before) cannot be
         # stored as UTF-8 in the game state: it would jam the table for good. Deal with it as "?".
-        names = [n.encode("utf-8", "replace").decode() for n in meta["names"]]
+        names = [(n or "").encode("utf-8", "replace").decode() for n in meta.names]
         try:
             return engine.start_game(
                 rules, names, seed, now=now, stacked=stacks, start_round=test.get("start_round", 1)
@@ -154,9 +178,9 @@ class Tables:
 
     def take_seat(self, game_id: str, name: str, seat: int | None) -> tuple[GameRecord, int, str]:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken."""
-        for _ in range(MAX_ATTEMPTS):
-            record = self.load(game_id)
-            names = record.meta["names"]
+
+        def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
+            names = record.meta.names
             if record.status != GameStatus.WAITING:
                 raise ServiceError(409, "game_started", f"Game {game_id} has no open seat: it has started")
             if seat is None:
@@ -167,29 +191,72 @@ class Tables:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = dict(record.meta, names=[name if i == chosen else n for i, n in enumerate(names)])
+            meta = record.meta.seated(chosen, name)
             token = new_token()
-            change = Change(fields={"meta": _json(meta)}, tokens={token_hash(token): chosen})
-            now = self.clock()
+            change = Change(fields={"meta": meta.to_json()}, tokens={token_hash(token): chosen})
             updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
-            if all(meta["names"]):
+            if meta.full:
                 state, events = self._start(meta, now)
                 started, updated = self._state_change(record, state, events, now, meta)
                 change.fields.update(started.fields)
                 change.events, change.clock = started.events, started.clock
-            result = self._commit(record, change, updated, now)
-            if result == VERSION_CONFLICT:
+            return Update(change, updated, (updated, chosen, token))
+
+        return self.update(game_id, step)
+
+    # -- the one path of every change to a game -------------------------------
+    def update(
+        self, game_id: str, step: Callable[[GameRecord, float], Update[T] | None], first: GameRecord | None = None
+    ) -> T | None:
+        """Load the game, let ``step`` decide the change, commit it with a version check,
+        and keep the indexes, the archive, the clock and the retention TTLs in step;
+        on a lost race, do it all again from a fresh load.
+
+        Every change to an existing game goes through here: seats (:meth:`take_seat`),
+        actions (:meth:`act`) and the clock (:meth:`run_clock`). ``step`` raises to refuse
+        (nothing is written) or returns ``None`` when there is nothing to commit (the
+        answer is then ``None``). ``first``: the record already read for the first attempt.
+        Raises :class:`GameGone` when the game does not exist, and ``503 busy`` after
+        :data:`MAX_ATTEMPTS` lost races.
+        """
+        record = first
+        for _ in range(MAX_ATTEMPTS):
+            if record is None:
+                record = self.load(game_id)
+            now = self.clock()
+            planned = step(record, now)
+            if planned is None:
+                return None
+            try:
+                self._commit(record, planned.change, planned.after, now)
+            except VersionConflict:
+                record = None
                 continue
-            if result == GAME_GONE:
-                raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            return updated, chosen, token
+            if planned.error is not None:
+                raise planned.error
+            return planned.result
         raise _busy()
+
+    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> None:
+        """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step."""
+        if before.status != after.status or after.status == GameStatus.WAITING:
+            change.expire = self.repo.ttl_for(after.status)  # retention follows the status
+        _, clock_at = self.repo.commit(before.id, before.version, change, now)
+        if before.status != after.status:
+            self.repo.index(after, before.status)
+        if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
+            self.repo.archive_events(after.id, final=True)
+        elif change.round_ended:
+            self.repo.archive_events(after.id, final=False)
+        if clock_at and self.on_commit is not None:
+            self.on_commit(after, clock_at)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
+        """The game; :class:`GameGone` if there is none."""
         record = self.repo.load(game_id)
         if record is None:
-            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            raise GameGone(game_id)
         return record
 
     def viewer(self, game_id: str, token: str | None, *, required: bool = False) -> Viewer:
@@ -214,7 +281,7 @@ class Tables:
         digest = token_hash(token)
         record, seat = self.repo.load_with_seat(game_id, digest)
         if record is None:
-            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            raise GameGone(game_id)
         if seat is None:
             raise ServiceError(403, "forbidden", f"This token holds no seat at game {game_id}")
         return record, Viewer(seat)
@@ -228,14 +295,14 @@ class Tables:
             "id": record.id,
             "version": record.version,
             "status": record.status,
-            "variant": meta["variant"],
-            "options": meta["options"],
-            "rated": meta["rated"],
-            "created_at": meta["created_at"],
+            "variant": meta.variant,
+            "options": meta.options,
+            "rated": meta.rated,
+            "created_at": meta.created_at,
             "last_event": record.seq,
         }
         if record.state is None:
-            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta["names"])]
+            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta.names)]
             base["seat"] = viewer.seat
             return base
         if state is None:
@@ -258,19 +325,19 @@ class Tables:
         """Apply ``move`` for the token's seat; return the seat's new view."""
         record, viewer = self.load_as(game_id, token, required=True)
         seat = viewer.seat
+        assert seat is not None  # (a seat token is required)
         idem_digest = None
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
-        for attempt in range(MAX_ATTEMPTS):
-            if attempt:
-                record = self.load(game_id)
+
+        def step(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if idem_digest is not None:
                 # Looked up after loading the game: the record is committed with the version,
                 # so a first request that won before the load is found here, and one that wins
                 # after it makes this attempt's commit fail and the next attempt find it.
                 replay = self._replay_idempotent(game_id, idem_digest, body_digest)
                 if replay is not None:
-                    return replay
+                    raise _Replayed(replay)
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -280,7 +347,6 @@ class Tables:
                 )
             if record.state is None:
                 raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
-            now = self.clock()
             # The seat is acting: it is present again before anything is played for it.
             state, events = engine.seat_returns(loads(record.state), seat)
             state, due = self._due_timeouts(state, now)
@@ -288,20 +354,23 @@ class Tables:
             try:
                 new_state, more = engine.play(state, seat, move, now)
             except MayIError as exc:
-                if events:  # keep the timeouts that were due (and the return), then report the error
-                    self._commit_state(record, state, events, now)
-                raise from_engine(exc) from exc
+                if not events:
+                    raise from_engine(exc) from exc
+                # Keep the timeouts that were due (and the return), then report the error.
+                change, updated = self._state_change(record, state, events, now)
+                return Update(change, updated, {}, error=from_engine(exc))
             change, updated = self._state_change(record, new_state, events + more, now)
             body = self.view(updated, viewer, now, new_state)
             if idem_digest is not None:
                 change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
-            result = self._commit(record, change, updated, now)
-            if result in (VERSION_CONFLICT, IDEMPOTENT_REPLAY):
-                continue
-            if result == GAME_GONE:
-                raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            return body
-        raise _busy()
+            return Update(change, updated, body)
+
+        try:
+            result = self.update(game_id, step, first=record)
+        except _Replayed as replayed:
+            return replayed.body
+        assert result is not None
+        return result
 
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)
@@ -327,21 +396,20 @@ class Tables:
 
     def run_clock(self, game_id: str) -> bool:
         """Play every decision of ``game_id`` whose deadline has passed. True if anything moved."""
-        for _ in range(MAX_ATTEMPTS):
-            record = self.repo.load(game_id)
-            if record is None or record.state is None or record.status != GameStatus.PLAYING:
-                return False
-            now = self.clock()
+
+        def step(record: GameRecord, now: float) -> Update[bool] | None:
+            if record.state is None or record.status != GameStatus.PLAYING:
+                return None
             state, events = self._due_timeouts(loads(record.state), now)
             if not events:
-                return False
-            if self._commit_state(record, state, events, now):
-                return True
-        return False
+                return None
+            change, updated = self._state_change(record, state, events, now)
+            return Update(change, updated, True)
 
-    def _commit_state(self, record: GameRecord, state: State, events: list[dict[str, Any]], now: float) -> bool:
-        change, updated = self._state_change(record, state, events, now)
-        return self._commit(record, change, updated, now) >= 0
+        try:
+            return bool(self.update(game_id, step))
+        except (GameGone, ServiceError):  # gone, or too busy: the next job or the sweeper tries again
+            return False
 
     def _state_change(
         self,
@@ -349,7 +417,7 @@ class Tables:
         state: State,
         events: list[dict[str, Any]],
         now: float,
-        meta: dict[str, Any] | None = None,
+        meta: TableMeta | None = None,
     ) -> tuple[Change, GameRecord]:
         """What committing ``state`` after ``record`` writes, and the record it makes."""
         due = engine.deadline(state)
@@ -372,23 +440,6 @@ class Tables:
         )
         return change, updated
 
-    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> int:
-        """Commit ``change`` over ``before``; on success keep the indexes and the clock in step."""
-        if before.status != after.status or after.status == GameStatus.WAITING:
-            change.expire = self.repo.ttl_for(after.status)  # retention follows the status
-        result, clock_at = self.repo.commit(before.id, before.version, change, now)
-        if result < 0:
-            return result
-        if before.status != after.status:
-            self.repo.index(after, before.status)
-        if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
-            self.repo.archive_events(after.id, final=True)
-        elif change.round_ended:
-            self.repo.archive_events(after.id, final=False)
-        if clock_at and self.on_commit is not None:
-            self.on_commit(after, clock_at)
-        return result
-
     @staticmethod
     def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
         out = []
@@ -404,12 +455,12 @@ class Tables:
         games = [
             {
                 "id": r.id,
-                "variant": r.meta["variant"],
+                "variant": r.meta.variant,
                 "status": r.status,
-                "seats": r.meta["seats"],
-                "names": r.meta["names"],
-                "rated": r.meta["rated"],
-                "created_at": r.meta["created_at"],
+                "seats": r.meta.seats,
+                "names": list(r.meta.names),
+                "rated": r.meta.rated,
+                "created_at": r.meta.created_at,
                 "version": r.version,
             }
             for r in self.repo.load_many(ids)
@@ -434,13 +485,35 @@ class Tables:
         events = self.repo.events_after(game_id, 0, count=1_000_000)
         return {
             "id": game_id,
-            "variant": record.meta["variant"],
-            "options": record.meta["options"],
-            "names": record.meta["names"],
+            "variant": record.meta.variant,
+            "options": record.meta.options,
+            "names": list(record.meta.names),
             "seed": state.seed.hex(),
             "totals": list(state.totals),
             "events": events,
         }
+
+    @contextmanager
+    def waiting_slot(self, client: str, limit: int, seconds: float) -> Iterator[None]:
+        """Hold one of ``client``'s ``limit`` slots for event streams and waiting long-polls
+        (counted in Redis, so across every process) while the body runs;
+        :class:`StreamSlotsFull` if it holds ``limit`` already. The count expires on its own
+        ``seconds`` (and a minute) on, should a process die holding it."""
+        slot = self.repo.open_stream(client, limit, seconds)
+        if slot is None:
+            raise StreamSlotsFull(client, limit)
+        try:
+            yield
+        finally:
+            self.repo.close_stream(slot)
+
+
+class _Replayed(Exception):
+    """The first answer to an Idempotency-Key, found by :meth:`Tables.act`: answered again."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("idempotent replay")
+        self.body = body
 
 
 def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:

@@ -14,12 +14,11 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from mayi_engine import GameStatus
-from mayi_engine.cards import parse_card, parse_cards
-from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
+from mayi_engine import GameStatus, move_from_json
 
 from .. import schemas as s
 from ..problems import CONTENT_TYPE, ServiceError
+from ..repository import StreamSlotsFull
 from ..tables import Tables, Viewer, token_hash
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
@@ -80,7 +79,10 @@ def _idempotency_key() -> str | None:
     return key
 
 
-def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
+def _act(game_id: str, move_type: str, body: dict[str, Any]) -> Response:
+    """Play the move of type ``move_type`` (as ``legal`` names it) whose fields are ``body``:
+    the engine's own JSON reader makes the move."""
+    move = move_from_json({**body, "type": move_type})
     key = _idempotency_key()
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest() if key else ""
     view = _tables().act(
@@ -200,8 +202,7 @@ class Draw(MethodView):
         The stock draw waits until every eligible seat has answered the upcard
         or the claim window has closed (`claims_open`, with `retry_after`).
         """
-        move = DrawStock() if data["source"] == "stock" else TakeDiscard()
-        return _act(game_id, move, data)
+        return _act(game_id, "draw", data)
 
 
 @blp.route("/<string:game_id>/turn/discard")
@@ -211,7 +212,7 @@ class DiscardCard(MethodView):
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
-        return _act(game_id, Discard(parse_card(data["card"])), data)
+        return _act(game_id, "discard", data)
 
 
 @blp.route("/<string:game_id>/claims")
@@ -225,14 +226,7 @@ class Claims(MethodView):
         Also answers the May I first-upcard offer. Priority, not arrival order,
         decides who gets a claimed card.
         """
-        return _act(game_id, Claim() if data["claim"] else Pass(), data)
-
-
-def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
-    return tuple(
-        LayOffPart(item["meld"], parse_cards(item["cards"], f"lay_offs[{i}].cards"), item.get("joker_to"))
-        for i, item in enumerate(items)
-    )
+        return _act(game_id, "claim", data)
 
 
 @blp.route("/<string:game_id>/melds")
@@ -247,8 +241,7 @@ class Melds(MethodView):
         the card it stands for goes. Optional lay-offs in the same request
         (where the variant allows them on the go-down turn), all or nothing.
         """
-        melds = tuple(parse_cards(m, f"melds[{i}]") for i, m in enumerate(data["melds"]))
-        return _act(game_id, GoDown(melds, _parts(data.get("lay_offs") or [])), data)
+        return _act(game_id, "go_down", data)
 
 
 @blp.route("/<string:game_id>/lay-offs")
@@ -262,7 +255,7 @@ class LayOffs(MethodView):
         All or nothing. `joker_to` says where a joker goes (a joker laid off on
         a run, or one displaced by the card it stood for).
         """
-        return _act(game_id, LayOff(_parts(data["lay_offs"])), data)
+        return _act(game_id, "lay_off", data)
 
 
 @blp.route("/<string:game_id>/events")
@@ -392,20 +385,16 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
             {"Retry-After": "5"},
         )
     try:
-        repo = _tables().repo
-        slot = repo.open_stream(client, per_client, seconds)
-        if slot is None:
-            raise ServiceError(
-                429,
-                "rate_limited",
-                f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
-                f"the limit {kind.setting}{kind.advice}",
-                {"Retry-After": kind.retry_after},
-            )
-        try:
+        with _tables().waiting_slot(client, per_client, seconds):
             yield
-        finally:
-            repo.close_stream(slot)
+    except StreamSlotsFull as exc:
+        raise ServiceError(
+            429,
+            "rate_limited",
+            f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
+            f"the limit {kind.setting}{kind.advice}",
+            {"Retry-After": kind.retry_after},
+        ) from exc
     finally:
         process.give()
 
