@@ -38,7 +38,7 @@ What it does:
   the POST) p50 and p99. The two workloads alternate within each run; the report
   gives the median over ``--runs`` runs with the min-max beside it.
 * **Memory**: ``--memory-games`` games a policy played to the end in-process
-  (:class:`mayi_service.tables.Tables` against the same Redis, as the API does
+  (:class:`mayi_service.games.Tables` against the same Redis, as the API does
   it, with the same simple policy and with the engine's ``greedy`` policy), then
   ``MEMORY USAGE`` of every key of each game (game hash, tokens hash, and the
   ``archive`` that replaces the events stream when a game finishes) and the
@@ -569,19 +569,19 @@ def measure(work: Work, clients: int, warmup: float, seconds: float, cpu: CpuPro
 
 
 def _tables(url: str, prefix: str) -> Any:
-    """``Tables`` wired as ``create_app`` wires them (clock bookkeeping, no job queue)."""
+    """``Games`` wired as ``create_app`` wires them (clock bookkeeping, no job queue)."""
     from mayi_service.clock import Clock
+    from mayi_service.games import Games
     from mayi_service.repository import GameRepository
     from mayi_service.store import connect
-    from mayi_service.tables import Tables
 
     repo = GameRepository(connect(url), prefix)
-    return Tables(repo, on_commit=Clock(repo, None).on_commit)
+    return Games(repo, on_commit=Clock(repo, None).on_commit)
 
 
 def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:
     """One game to the end with the HTTP clients' policy; returns its id and actions."""
-    from mayi_service.tables import Viewer
+    from mayi_service.games import Viewer
 
     record, issued = tables.create(create_body(seed_hex))
     tokens = {s["seat"]: s["token"] for s in issued}
@@ -717,13 +717,13 @@ def _memory_summary(rows: list[dict[str, Any]], stalled: int) -> dict[str, Any]:
 PROFILE_PARTS = (
     ("whole request (Flask wsgi_app)", "flask/app.py", "wsgi_app"),
     ("request body schema (marshmallow load)", "marshmallow/schema.py", "load"),
-    ("Tables.act", "mayi_service/tables.py", "act"),
-    ("  token lookup (Tables.viewer)", "mayi_service/tables.py", "viewer"),
+    ("Games.act", "mayi_service/games.py", "act"),
+    ("  token lookup (Games.viewer)", "mayi_service/games.py", "viewer"),
     ("  GameRepository.load (HGETALL + meta JSON)", "mayi_service/repository.py", "load"),
     ("  state loads", "mayi_engine/state.py", "loads"),
     ("  engine play", "mayi_engine/game.py", "play"),
     ("  state dumps", "mayi_engine/state.py", "dumps"),
-    ("  Tables.view (player_view + legal moves)", "mayi_service/tables.py", "view"),
+    ("  Games.view (player_view + legal moves)", "mayi_service/games.py", "view"),
     ("    legal_moves", "mayi_engine/legal.py", "legal_moves"),
     ("  GameRepository.commit (Lua script)", "mayi_service/repository.py", "commit"),
     ("  Clock.on_commit", "mayi_service/clock.py", "on_commit"),

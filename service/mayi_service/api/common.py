@@ -15,9 +15,9 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
+from ..games import Games
 from ..problems import CONTENT_TYPE, TITLES, ServiceError
 from ..schemas import ProblemSchema
-from ..tables import Tables
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,7 +39,7 @@ class Services:
     """What the views need, built once per app."""
 
     settings: Settings
-    tables: Tables
+    games: Games
     redis: Any
 
 

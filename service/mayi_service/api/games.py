@@ -16,10 +16,11 @@ from flask.views import MethodView
 
 from mayi_engine import GameStatus, move_from_json
 
+from .. import games as model
 from .. import schemas as s
+from ..games import Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
-from ..tables import Tables, Viewer, token_hash
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
@@ -39,8 +40,8 @@ SSE_EVENT = {
 }
 
 
-def _tables() -> Tables:
-    return services().tables
+def _games() -> model.Games:
+    return services().games
 
 
 def _if_match(game_id: str) -> int | None:
@@ -85,7 +86,7 @@ def _act(game_id: str, move_type: str, body: dict[str, Any]) -> Response:
     move = move_from_json({**body, "type": move_type})
     key = _idempotency_key()
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest() if key else ""
-    view = _tables().act(
+    view = _games().act(
         game_id,
         bearer_token(),
         move,
@@ -133,9 +134,9 @@ class Games(MethodView):
         open tables, waiting or playing, at once (409 `too_many_open_tables`).
         A table still waiting for players an hour after its last seat was taken expires.
         """
-        tables = _tables()
-        record, issued = tables.create(data, owner=request.remote_addr or "?")
-        view = tables.view(record, Viewer(None))
+        games = _games()
+        record, issued = games.create(data, owner=request.remote_addr or "?")
+        view = games.view(record, Viewer(None))
         return {"game_id": record.id, "seats": issued, "game": view}
 
     @blp.arguments(s.ListGamesQuerySchema, location="query")
@@ -146,7 +147,7 @@ class Games(MethodView):
 
         Newest first, filtered by `status` and `variant`, a page at a time.
         """
-        return _tables().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
+        return _games().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
 @blp.route("/<string:game_id>")
@@ -164,9 +165,9 @@ class Game(MethodView):
         With a seat token: the seat's hand and its legal moves. Without: the
         public view. Honors `If-None-Match`.
         """
-        tables = _tables()
-        record, viewer = tables.load_as(game_id, bearer_token())
-        view = tables.view(record, viewer)
+        games = _games()
+        record, viewer = games.load_as(game_id, bearer_token())
+        view = games.view(record, viewer)
         etag = _etag(view)
         if request.headers.get("If-None-Match") == etag:
             response = current_app.response_class(status=304)
@@ -186,9 +187,9 @@ class Seats(MethodView):
         The lowest open seat, or `seat` if given. Returns the seat token (shown
         only once). The game starts when every seat is taken.
         """
-        tables = _tables()
-        record, seat, token = tables.take_seat(game_id, data["name"], data.get("seat"))
-        return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
+        games = _games()
+        record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
+        return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
 
 
 @blp.route("/<string:game_id>/turn/draw")
@@ -269,16 +270,16 @@ class Events(MethodView):
         Returns the events after `after` that the caller may see; if there are
         none, waits up to `wait` seconds (at most 60) for the next.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        viewer = tables.viewer(game_id, token)
+        viewer = games.viewer(game_id, token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
         if wait <= 0:
-            events = tables.events(game_id, viewer, query["after"], 0)
+            events = games.events(game_id, viewer, query["after"], 0)
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                events = tables.events(game_id, viewer, query["after"], wait)
+                events = games.events(game_id, viewer, query["after"], wait)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
@@ -300,9 +301,9 @@ class EventStream(MethodView):
         closes the stream after a few minutes; clients reconnect with
         `Last-Event-ID`.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        record, viewer = tables.load_as(game_id, token)
+        record, viewer = games.load_as(game_id, token)
         raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
@@ -315,7 +316,7 @@ class EventStream(MethodView):
             _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
         )
         try:
-            events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
             response = Response(
                 stream_with_context(events),
                 mimetype="text/event-stream",
@@ -385,7 +386,7 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
             {"Retry-After": "5"},
         )
     try:
-        with _tables().waiting_slot(client, per_client, seconds):
+        with _games().waiting_slot(client, per_client, seconds):
             yield
     except StreamSlotsFull as exc:
         raise ServiceError(
@@ -404,17 +405,17 @@ def _client_key(token: str | None) -> str:
 
 
 def _sse(
-    tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
+    games: model.Games, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
 ) -> Iterator[str]:
     end = time.monotonic() + max_seconds
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         wait = max(0.05, min(heartbeat, end - time.monotonic()))
-        found = tables.events(game_id, viewer, after, wait)
+        found = games.events(game_id, viewer, after, wait)
         if not found:
-            if tables.load(game_id).status == GameStatus.FINISHED:
+            if games.load(game_id).status == GameStatus.FINISHED:
                 # The last events may have moved to the archive while we waited: read once more.
-                found = tables.events(game_id, viewer, after, 0)
+                found = games.events(game_id, viewer, after, 0)
                 if not found:
                     return  # the game is over and every event has been sent
             else:
@@ -435,7 +436,7 @@ class Replay(MethodView):
         Every event with every private detail (each dealt hand, each card drawn),
         and the seed of the shuffles.
         """
-        return _tables().replay(game_id)
+        return _games().replay(game_id)
 
 
 __all__ = ["CONTENT_TYPE", "blp"]

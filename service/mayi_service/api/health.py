@@ -36,7 +36,7 @@ class Health(MethodView):
     def get(self) -> Any:
         """Liveness and Redis reachability"""
         try:
-            ok = services().tables.repo.ping()
+            ok = services().games.repo.ping()
         except Exception:
             ok = False
         body = {"status": "ok" if ok else "unavailable", "redis": ok}
@@ -74,7 +74,7 @@ class _StoreCollector:
         svc = services()
         games = GaugeMetricFamily("mayi_games", "Games by status", labels=["status"])
         for status in GameStatus:
-            games.add_metric([status], svc.tables.repo.count(status))
+            games.add_metric([status], svc.games.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
         depth.add_metric([], svc.redis.llen(f"rq:queue:{svc.settings.queue_name}"))

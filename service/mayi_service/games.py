@@ -1,4 +1,4 @@
-"""Tables: creating games, seating players, and applying moves through Redis.
+"""Games: creating them, seating players, and applying moves through Redis.
 
 This module joins the engine and the repository; the HTTP views only parse,
 call one function here, and render. Nothing is kept in process memory: every
@@ -58,7 +58,7 @@ T = TypeVar("T")
 
 @dataclass
 class Update(Generic[T]):
-    """What one attempt of :meth:`Tables.update` decided: the change to commit over the
+    """What one attempt of :meth:`Games.update` decided: the change to commit over the
     record it read, the record that makes, what to answer once committed (``result``),
     and an error to raise once committed (``error``: a move refused after the timeouts
     that were due, which are kept)."""
@@ -76,8 +76,8 @@ class Viewer:
     seat: int | None
 
 
-class Tables:
-    """The table operations of the API, over one :class:`GameRepository`."""
+class Games:
+    """The game operations of the API (``/v1/games``), over one :class:`GameRepository`."""
 
     def __init__(
         self,
@@ -509,7 +509,7 @@ class Tables:
 
 
 class _Replayed(Exception):
-    """The first answer to an Idempotency-Key, found by :meth:`Tables.act`: answered again."""
+    """The first answer to an Idempotency-Key, found by :meth:`Games.act`: answered again."""
 
     def __init__(self, body: dict[str, Any]) -> None:
         super().__init__("idempotent replay")
