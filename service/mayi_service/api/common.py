@@ -161,6 +161,19 @@ class StrictParser(FlaskParser):
         "querystring": RAISE,
     }
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: One instance of each request schema class, reused (webargs would build one a request).
+        self._schemas: dict[type, Any] = {}
+
+    def _get_schema(self, argmap: Any, req: flask.Request) -> Any:
+        if isinstance(argmap, type):
+            found = self._schemas.get(argmap)
+            if found is None:
+                found = self._schemas[argmap] = super()._get_schema(argmap, req)
+            return found
+        return super()._get_schema(argmap, req)
+
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_request(req):
             return missing
