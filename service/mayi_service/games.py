@@ -11,6 +11,7 @@ import hashlib
 import json
 import math
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -88,6 +89,8 @@ class Games:
         self.repo = repo
         self.clock = clock
         self.on_commit = on_commit
+        #: Event streams and waiting long-polls open in this process (see :meth:`waiting_slot`).
+        self.process_slots = ProcessSlots()
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
 
@@ -494,18 +497,56 @@ class Games:
         }
 
     @contextmanager
-    def waiting_slot(self, client: str, limit: int, seconds: float) -> Iterator[None]:
-        """Hold one of ``client``'s ``limit`` slots for event streams and waiting long-polls
-        (counted in Redis, so across every process) while the body runs;
-        :class:`StreamSlotsFull` if it holds ``limit`` already. The count expires on its own
-        ``seconds`` (and a minute) on, should a process die holding it."""
-        slot = self.repo.open_stream(client, limit, seconds)
-        if slot is None:
-            raise StreamSlotsFull(client, limit)
+    def waiting_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> Iterator[None]:
+        """Hold, while the body runs, one of this process's ``process_limit`` slots for event
+        streams and waiting long-polls (:class:`ProcessSlotsFull` when all are held) and one
+        of ``client``'s ``limit`` (counted in Redis, so across every process;
+        :class:`StreamSlotsFull` when it holds ``limit`` already). A client's count expires
+        on its own ``seconds`` (and a minute) on, should a process die holding it."""
+        if not self.process_slots.take(process_limit):
+            raise ProcessSlotsFull(process_limit)
         try:
-            yield
+            slot = self.repo.open_stream(client, limit, seconds)
+            if slot is None:
+                raise StreamSlotsFull(client, limit)
+            try:
+                yield
+            finally:
+                self.repo.close_stream(slot)
         finally:
-            self.repo.close_stream(slot)
+            self.process_slots.give()
+
+
+class ProcessSlots:
+    """Event streams and waiting long-polls open in this process, all clients together.
+
+    Under gevent each costs a socket, a greenlet and some memory, not a thread;
+    a cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
+    process's memory and file descriptors, bounded.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def take(self, limit: int) -> bool:
+        with self.lock:
+            if self.count >= limit:
+                return False
+            self.count += 1
+            return True
+
+    def give(self) -> None:
+        with self.lock:
+            self.count -= 1
+
+
+class ProcessSlotsFull(Exception):
+    """This process holds as many event streams and waiting long-polls as it may."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this process holds {limit} waiting requests already")
+        self.limit = limit
 
 
 class _Replayed(Exception):

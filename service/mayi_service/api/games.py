@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -18,7 +17,7 @@ from mayi_engine import GameStatus, move_from_json
 
 from .. import games as model
 from .. import schemas as s
-from ..games import Viewer, token_hash
+from ..games import ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, bearer_token, document_errors, services
@@ -346,48 +345,23 @@ STREAMS = _Kind(
 WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
-class _ProcessWaits:
-    """Event streams and waiting long-polls open in this process, all clients together.
-
-    Under gevent each costs a socket, a greenlet and some memory, not a thread;
-    this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
-    process's memory and file descriptors, bounded.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.lock = threading.Lock()
-
-    def take(self, limit: int) -> bool:
-        with self.lock:
-            if self.count >= limit:
-                return False
-            self.count += 1
-            return True
-
-    def give(self) -> None:
-        with self.lock:
-            self.count -= 1
-
-
 @contextmanager
 def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
-    process: _ProcessWaits = current_app.extensions.setdefault("mayi_process_waits", _ProcessWaits())
-    if not process.take(settings.max_waiting_per_process):
+    try:
+        with _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process):
+            yield
+    except ProcessSlotsFull as exc:
         raise ServiceError(
             503,
             "server_busy",
-            f"This server process already holds {settings.max_waiting_per_process} event streams and waiting "
+            f"This server process already holds {exc.limit} event streams and waiting "
             "long-polls, its limit (MAYI_MAX_WAITING_PER_PROCESS); retry after Retry-After seconds, "
             "or read the events without waiting (wait=0)",
             {"Retry-After": "5"},
-        )
-    try:
-        with _games().waiting_slot(client, per_client, seconds):
-            yield
+        ) from exc
     except StreamSlotsFull as exc:
         raise ServiceError(
             429,
@@ -396,8 +370,6 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
             f"the limit {kind.setting}{kind.advice}",
             {"Retry-After": kind.retry_after},
         ) from exc
-    finally:
-        process.give()
 
 
 def _client_key(token: str | None) -> str:
