@@ -17,10 +17,10 @@ from .api import games, health
 from .api.common import Services, bearer_token
 from .clock import Clock
 from .config import Settings
+from .games import Games, token_hash
 from .repository import GameRepository
 from .schemas import ProblemSchema
 from .store import connect, redis_url
-from .tables import Tables, token_hash
 
 API_VERSION = "1.0.0"
 
@@ -76,9 +76,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     )
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
-    tables = Tables(repo, on_commit=clock.on_commit)
+    game_service = Games(repo, on_commit=clock.on_commit)
     # A bound on open tables per client address, part of the abuse limits (off with them).
-    tables.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
+    game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
     app = Flask("mayi_service")
     app.config.update(
@@ -101,7 +101,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
-    app.extensions["mayi"] = Services(settings, tables, client)
+    app.extensions["mayi"] = Services(settings, game_service, client)
     app.extensions["mayi_url"] = url
 
     api = _Api(app)

@@ -14,8 +14,7 @@ from typing import Any
 
 from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
 
-from mayi_engine.cards import parse_card
-from mayi_engine.errors import InvalidMoveError
+from mayi_engine import VARIANTS, GameStatus, InvalidMoveError, OptionSpec, parse_card
 
 #: Longest player name, in characters.
 NAME_MAX = 40
@@ -171,21 +170,83 @@ class StrictSchema(Schema):
 # -- requests -----------------------------------------------------------------
 
 
-class OptionsSchema(StrictSchema):
-    claim_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Claim window length"})
-    turn_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Turn clock"})
-    max_reshuffles = StrictInteger(
-        validate=validate.Range(0, 100), metadata={"description": "Stock rebuilds allowed in a round (default 3)"}
+class RegisteredVariant(validate.OneOf):
+    """The name of a variant registered with the engine (``mayi_engine.register_variant``),
+    looked up when a request is checked: a variant registered before the app serves is
+    playable, and the OpenAPI document lists the variants known when it is built."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(VARIANTS)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # OneOf.__init__ sets it: the registry decides
+        pass
+
+    @property  # type: ignore[override]
+    def choices_text(self) -> str:
+        return ", ".join(VARIANTS)
+
+    @choices_text.setter
+    def choices_text(self, value: Any) -> None:
+        pass
+
+
+#: The field that reads each type of option (strict: a number is a JSON number, a boolean true or false).
+_OPTION_FIELDS: dict[type, type[fields.Field]] = {bool: StrictBoolean, int: StrictInteger, float: StrictFloat}
+
+
+def _option_field(specs: list[tuple[str, OptionSpec, Any]]) -> fields.Field:
+    """The request field of one option, from its :class:`OptionSpec` in each variant that has it
+    (``(variant title, spec, default)``): its type, its range, and the defaults in words."""
+    spec = specs[0][1]
+    defaults = ", ".join(
+        f"{title} {default!r}".replace("True", "true").replace("False", "false") for title, _, default in specs
     )
-    max_turns = StrictInteger(
-        validate=validate.Range(10, 10000),
-        metadata={"description": "Turns after which a round ends with nobody out (default 500)"},
-    )
-    all_out_final = StrictBoolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
-    bury_joker_upcard = StrictBoolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
-    free_goal_order = StrictBoolean(
-        metadata={"description": "Shanghai house option: meet the goals (rounds' contracts) in any order"}
-    )
+    description = f"{spec.description}" + (f" ({spec.unit})" if spec.unit else "") + f"; default: {defaults}"
+    if spec.type is bool:
+        return StrictBoolean(metadata={"description": description})
+    lows = [s.low for _, s, _ in specs if s.low is not None]
+    highs = [s.high for _, s, _ in specs if s.high is not None]
+    low, high = (min(lows) if lows else None), (max(highs) if highs else None)
+    return _OPTION_FIELDS[spec.type](validate=validate.Range(low, high), metadata={"description": description})
+
+
+_options_schemas: dict[tuple[Any, ...], type[Schema]] = {}
+
+
+def options_schema() -> type[Schema]:
+    """The schema of a table's ``options``, built from the engine's registry: one field per
+    option any registered variant declares (:attr:`Rules.option_specs`), typed and bounded
+    by its spec. Whether the chosen variant has the option is the engine's to say."""
+    key = tuple((name, rules) for name, rules in VARIANTS.items())
+    found = _options_schemas.get(key)
+    if found is None:
+        by_name: dict[str, list[tuple[str, OptionSpec, Any]]] = {}
+        for rules in VARIANTS.values():
+            for spec in rules.option_specs:
+                by_name.setdefault(spec.name, []).append((rules.title, spec, getattr(rules, spec.name)))
+        attrs: dict[str, Any] = {name: _option_field(specs) for name, specs in by_name.items()}
+        attrs["__doc__"] = "Table options; each variant accepts its own (the engine refuses the others)."
+        found = _options_schemas[key] = type("OptionsSchema", (StrictSchema,), attrs)
+    return found
+
+
+class OptionsField(fields.Nested):
+    """The ``options`` object, read with the schema of the variants registered now."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(options_schema, **kwargs)
+
+    @property
+    def schema(self) -> Schema:
+        schema_class = options_schema()
+        if not isinstance(self._schema, schema_class):
+            self._schema = schema_class()
+        return self._schema
 
 
 class PlayerInSchema(StrictSchema):
@@ -204,9 +265,9 @@ class TestBlockSchema(StrictSchema):
 
 
 class GameCreateSchema(StrictSchema):
-    variant = Text(required=True, validate=validate.OneOf(["may_i", "shanghai"]))
+    variant = Text(required=True, validate=RegisteredVariant())
     seats = StrictInteger(required=True, validate=validate.Range(2, 8))
-    options = fields.Nested(OptionsSchema, load_default=dict)
+    options = OptionsField(load_default=dict)
     players = fields.List(fields.Nested(PlayerInSchema), validate=validate.Length(max=8), load_default=list)
     test = fields.Nested(TestBlockSchema, allow_none=True, load_default=None)
 
@@ -248,8 +309,8 @@ class MeldsInSchema(StrictSchema):
 
 
 class ListGamesQuerySchema(StrictSchema):
-    status = Text(validate=validate.OneOf(["waiting", "playing", "finished"]))
-    variant = Text(validate=validate.OneOf(["may_i", "shanghai"]))
+    status = Text(validate=validate.OneOf([s.value for s in GameStatus]))
+    variant = Text(validate=RegisteredVariant())
     page = QueryInteger(load_default=1, validate=validate.Range(1, 100000))
     page_size = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
@@ -351,7 +412,7 @@ class LegalMoveSchema(Schema):
 class GameViewSchema(Schema):
     id = fields.String()
     version = fields.Integer()
-    status = fields.String(metadata={"enum": ["waiting", "playing", "finished"]})
+    status = fields.String(metadata={"enum": [s.value for s in GameStatus]})
     variant = fields.String()
     options = fields.Dict()
     rated = fields.Boolean()

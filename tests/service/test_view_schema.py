@@ -25,7 +25,7 @@ def test_views_of_every_phase_match_the_schema(client, app):
     game_id = created["game_id"]
     tokens = [s["token"] for s in created["seats"]]
     _check(created["game"])
-    repo = app.extensions["mayi"].tables.repo
+    repo = app.extensions["mayi"].games.repo
     phases = set()
     for _ in range(400):
         state = loads(repo.load(game_id).state)

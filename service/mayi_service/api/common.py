@@ -15,9 +15,9 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
+from ..games import Games
 from ..problems import CONTENT_TYPE, TITLES, ServiceError
 from ..schemas import ProblemSchema
-from ..tables import Tables
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,7 +39,7 @@ class Services:
     """What the views need, built once per app."""
 
     settings: Settings
-    tables: Tables
+    games: Games
     redis: Any
 
 
@@ -160,6 +160,19 @@ class StrictParser(FlaskParser):
         "query": RAISE,
         "querystring": RAISE,
     }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: One instance of each request schema class, reused (webargs would build one a request).
+        self._schemas: dict[type, Any] = {}
+
+    def _get_schema(self, argmap: Any, req: flask.Request) -> Any:
+        if isinstance(argmap, type):
+            found = self._schemas.get(argmap)
+            if found is None:
+                found = self._schemas[argmap] = super()._get_schema(argmap, req)
+            return found
+        return super()._get_schema(argmap, req)
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_request(req):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -14,12 +13,13 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from mayi_engine.cards import parse_card, parse_cards
-from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
+from mayi_engine import GameStatus, move_from_json
 
+from .. import games as model
 from .. import schemas as s
+from ..games import ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import FINISHED, Tables, Viewer, token_hash
+from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
@@ -39,8 +39,8 @@ SSE_EVENT = {
 }
 
 
-def _tables() -> Tables:
-    return services().tables
+def _games() -> model.Games:
+    return services().games
 
 
 def _if_match(game_id: str) -> int | None:
@@ -79,10 +79,13 @@ def _idempotency_key() -> str | None:
     return key
 
 
-def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
+def _act(game_id: str, move_type: str, body: dict[str, Any]) -> Response:
+    """Play the move of type ``move_type`` (as ``legal`` names it) whose fields are ``body``:
+    the engine's own JSON reader makes the move."""
+    move = move_from_json({**body, "type": move_type})
     key = _idempotency_key()
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest() if key else ""
-    view = _tables().act(
+    view = _games().act(
         game_id,
         bearer_token(),
         move,
@@ -130,9 +133,9 @@ class Games(MethodView):
         open tables, waiting or playing, at once (409 `too_many_open_tables`).
         A table still waiting for players an hour after its last seat was taken expires.
         """
-        tables = _tables()
-        record, issued = tables.create(data, owner=request.remote_addr or "?")
-        view = tables.view(record, Viewer(None))
+        games = _games()
+        record, issued = games.create(data, owner=request.remote_addr or "?")
+        view = games.view(record, Viewer(None))
         return {"game_id": record.id, "seats": issued, "game": view}
 
     @blp.arguments(s.ListGamesQuerySchema, location="query")
@@ -143,7 +146,7 @@ class Games(MethodView):
 
         Newest first, filtered by `status` and `variant`, a page at a time.
         """
-        return _tables().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
+        return _games().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
 @blp.route("/<string:game_id>")
@@ -161,9 +164,9 @@ class Game(MethodView):
         With a seat token: the seat's hand and its legal moves. Without: the
         public view. Honors `If-None-Match`.
         """
-        tables = _tables()
-        record, viewer = tables.load_as(game_id, bearer_token())
-        view = tables.view(record, viewer)
+        games = _games()
+        record, viewer = games.load_as(game_id, bearer_token())
+        view = games.view(record, viewer)
         etag = _etag(view)
         if request.headers.get("If-None-Match") == etag:
             response = current_app.response_class(status=304)
@@ -183,9 +186,9 @@ class Seats(MethodView):
         The lowest open seat, or `seat` if given. Returns the seat token (shown
         only once). The game starts when every seat is taken.
         """
-        tables = _tables()
-        record, seat, token = tables.take_seat(game_id, data["name"], data.get("seat"))
-        return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
+        games = _games()
+        record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
+        return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
 
 
 @blp.route("/<string:game_id>/turn/draw")
@@ -199,8 +202,7 @@ class Draw(MethodView):
         The stock draw waits until every eligible seat has answered the upcard
         or the claim window has closed (`claims_open`, with `retry_after`).
         """
-        move = DrawStock() if data["source"] == "stock" else TakeDiscard()
-        return _act(game_id, move, data)
+        return _act(game_id, "draw", data)
 
 
 @blp.route("/<string:game_id>/turn/discard")
@@ -210,7 +212,7 @@ class DiscardCard(MethodView):
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
-        return _act(game_id, Discard(parse_card(data["card"])), data)
+        return _act(game_id, "discard", data)
 
 
 @blp.route("/<string:game_id>/claims")
@@ -224,14 +226,7 @@ class Claims(MethodView):
         Also answers the May I first-upcard offer. Priority, not arrival order,
         decides who gets a claimed card.
         """
-        return _act(game_id, Claim() if data["claim"] else Pass(), data)
-
-
-def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
-    return tuple(
-        LayOffPart(item["meld"], parse_cards(item["cards"], f"lay_offs[{i}].cards"), item.get("joker_to"))
-        for i, item in enumerate(items)
-    )
+        return _act(game_id, "claim", data)
 
 
 @blp.route("/<string:game_id>/melds")
@@ -246,8 +241,7 @@ class Melds(MethodView):
         the card it stands for goes. Optional lay-offs in the same request
         (where the variant allows them on the go-down turn), all or nothing.
         """
-        melds = tuple(parse_cards(m, f"melds[{i}]") for i, m in enumerate(data["melds"]))
-        return _act(game_id, GoDown(melds, _parts(data.get("lay_offs") or [])), data)
+        return _act(game_id, "go_down", data)
 
 
 @blp.route("/<string:game_id>/lay-offs")
@@ -261,7 +255,7 @@ class LayOffs(MethodView):
         All or nothing. `joker_to` says where a joker goes (a joker laid off on
         a run, or one displaced by the card it stood for).
         """
-        return _act(game_id, LayOff(_parts(data["lay_offs"])), data)
+        return _act(game_id, "lay_off", data)
 
 
 @blp.route("/<string:game_id>/events")
@@ -275,16 +269,16 @@ class Events(MethodView):
         Returns the events after `after` that the caller may see; if there are
         none, waits up to `wait` seconds (at most 60) for the next.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        viewer = tables.viewer(game_id, token)
+        viewer = games.viewer(game_id, token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
         if wait <= 0:
-            events = tables.events(game_id, viewer, query["after"], 0)
+            events = games.events(game_id, viewer, query["after"], 0)
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                events = tables.events(game_id, viewer, query["after"], wait)
+                events = games.events(game_id, viewer, query["after"], wait)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
@@ -306,13 +300,13 @@ class EventStream(MethodView):
         closes the stream after a few minutes; clients reconnect with
         `Last-Event-ID`.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        record, viewer = tables.load_as(game_id, token)
+        record, viewer = games.load_as(game_id, token)
         raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
-        if record.status == FINISHED and record.seq <= int(raw):
+        if record.status == GameStatus.FINISHED and record.seq <= int(raw):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
         settings = services().settings
@@ -321,7 +315,7 @@ class EventStream(MethodView):
             _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
         )
         try:
-            events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
             response = Response(
                 stream_with_context(events),
                 mimetype="text/event-stream",
@@ -351,62 +345,31 @@ STREAMS = _Kind(
 WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
-class _ProcessWaits:
-    """Event streams and waiting long-polls open in this process, all clients together.
-
-    Under gevent each costs a socket, a greenlet and some memory, not a thread;
-    this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
-    process's memory and file descriptors, bounded.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.lock = threading.Lock()
-
-    def take(self, limit: int) -> bool:
-        with self.lock:
-            if self.count >= limit:
-                return False
-            self.count += 1
-            return True
-
-    def give(self) -> None:
-        with self.lock:
-            self.count -= 1
-
-
 @contextmanager
 def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
-    process: _ProcessWaits = current_app.extensions.setdefault("mayi_process_waits", _ProcessWaits())
-    if not process.take(settings.max_waiting_per_process):
+    try:
+        with _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process):
+            yield
+    except ProcessSlotsFull as exc:
         raise ServiceError(
             503,
             "server_busy",
-            f"This server process already holds {settings.max_waiting_per_process} event streams and waiting "
+            f"This server process already holds {exc.limit} event streams and waiting "
             "long-polls, its limit (MAYI_MAX_WAITING_PER_PROCESS); retry after Retry-After seconds, "
             "or read the events without waiting (wait=0)",
             {"Retry-After": "5"},
-        )
-    try:
-        repo = _tables().repo
-        slot = repo.open_stream(client, per_client, seconds)
-        if slot is None:
-            raise ServiceError(
-                429,
-                "rate_limited",
-                f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
-                f"the limit {kind.setting}{kind.advice}",
-                {"Retry-After": kind.retry_after},
-            )
-        try:
-            yield
-        finally:
-            repo.close_stream(slot)
-    finally:
-        process.give()
+        ) from exc
+    except StreamSlotsFull as exc:
+        raise ServiceError(
+            429,
+            "rate_limited",
+            f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
+            f"the limit {kind.setting}{kind.advice}",
+            {"Retry-After": kind.retry_after},
+        ) from exc
 
 
 def _client_key(token: str | None) -> str:
@@ -414,17 +377,17 @@ def _client_key(token: str | None) -> str:
 
 
 def _sse(
-    tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
+    games: model.Games, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
 ) -> Iterator[str]:
     end = time.monotonic() + max_seconds
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         wait = max(0.05, min(heartbeat, end - time.monotonic()))
-        found = tables.events(game_id, viewer, after, wait)
+        found = games.events(game_id, viewer, after, wait)
         if not found:
-            if tables.load(game_id).status == FINISHED:
+            if games.load(game_id).status == GameStatus.FINISHED:
                 # The last events may have moved to the archive while we waited: read once more.
-                found = tables.events(game_id, viewer, after, 0)
+                found = games.events(game_id, viewer, after, 0)
                 if not found:
                     return  # the game is over and every event has been sent
             else:
@@ -445,7 +408,7 @@ class Replay(MethodView):
         Every event with every private detail (each dealt hand, each card drawn),
         and the seed of the shuffles.
         """
-        return _tables().replay(game_id)
+        return _games().replay(game_id)
 
 
 __all__ = ["CONTENT_TYPE", "blp"]
