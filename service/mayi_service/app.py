@@ -10,15 +10,13 @@ from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from rq import Queue
 
 from . import problems
 from .api import games, health
 from .api.common import Services, bearer_token
-from .clock import Clock
+from .clock import game_parts
 from .config import Settings
-from .games import Games, token_hash
-from .repository import GameRepository
+from .games import token_hash
 from .schemas import ProblemSchema
 from .store import connect, redis_url
 
@@ -67,16 +65,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
     client = connect(url)
-    repo = GameRepository(
-        client,
-        settings.key_prefix,
-        settings.idempotency_ttl,
-        waiting_ttl=settings.waiting_ttl,
-        finished_ttl=settings.finished_ttl,
-    )
-    queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
-    clock = Clock(repo, queue)
-    game_service = Games(repo, on_commit=clock.on_commit)
+    game_service, _ = game_parts(settings, client)
     # A bound on open tables per client address, part of the abuse limits (off with them).
     game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 

@@ -135,10 +135,9 @@ class Clock:
         return len(due)
 
 
-@lru_cache(maxsize=1)
-def _worker_parts() -> tuple[Games, Clock]:
-    settings = Settings.from_env()
-    client = connect(redis_url(settings.redis_url, settings.data_dir))
+def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
+    """The games of ``settings`` stored through ``client``, with their clock: built the
+    same way for the API and for the worker."""
     repo = GameRepository(
         client,
         settings.key_prefix,
@@ -149,6 +148,12 @@ def _worker_parts() -> tuple[Games, Clock]:
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
     return Games(repo, on_commit=clock.on_commit), clock
+
+
+@lru_cache(maxsize=1)
+def _worker_parts() -> tuple[Games, Clock]:
+    settings = Settings.from_env()
+    return game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:
