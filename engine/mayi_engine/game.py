@@ -1009,25 +1009,3 @@ _STEPS: dict[type, tuple[Verify, Apply]] = {
     LayOff: (_verify_lay_off_move, _apply_melds_move),
     Timeout: (_verify_timeout, _apply_timeout),
 }
-
-
-#: Names that moved out of this module in the reshape, and their new module: kept
-#: reachable as ``game.<name>`` for callers written before it (import them from
-#: ``mayi_engine`` instead; this shim goes once every caller does).
-_MOVED = {
-    "deadline": "clocks",
-    "seat_returns": "clocks",
-    "timeout_discard": "clocks",
-    "MAX_TIMEOUT_STEPS": "clocks",
-    "legal_moves": "legal",
-    "goals_for": "contracts",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f"{__package__}.{module}"), name)

@@ -142,12 +142,3 @@ def test_memoised_results_are_tuples_no_caller_can_change():
     assert isinstance(moves, tuple) and legal_moves(state, 0) is moves
     pending = pending_claimants(state)
     assert isinstance(pending, tuple) and pending == (1, 2) and pending_claimants(state) is pending
-
-
-def test_names_moved_out_of_game_are_still_reachable_there_for_older_callers():
-    from mayi_engine import deadline, game, goals_for, legal_moves, seat_returns, timeout_discard
-
-    assert game.legal_moves is legal_moves and game.deadline is deadline and game.goals_for is goals_for
-    assert game.seat_returns is seat_returns and game.timeout_discard is timeout_discard
-    with pytest.raises(AttributeError):
-        game.no_such_name  # noqa: B018
