@@ -8,7 +8,6 @@ call loads the game from Redis, and every change is one atomic commit.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import secrets
 import threading
@@ -23,9 +22,10 @@ from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
 from mayi_engine.rules import Rules, get_rules
-from mayi_engine.state import GameStatus, State, dumps, loads
+from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
 
+from . import codec
 from .problems import ServiceError, from_engine
 from .repository import (
     Change,
@@ -51,7 +51,7 @@ def token_hash(token: str) -> str:
 
 
 def _json(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"))
+    return codec.dump(data)
 
 
 T = TypeVar("T")
@@ -141,7 +141,7 @@ class Games:
         now = self.clock()
         if meta.full:
             state, engine_events = self._start(meta, now)
-            record.state = dumps(state)
+            record.state = codec.dump_state(state)
             record.status = GameStatus.PLAYING
             record.deadline = engine.deadline(state)
             events = self._stamp(engine_events, 0, now)
@@ -309,7 +309,7 @@ class Games:
             base["seat"] = viewer.seat
             return base
         if state is None:
-            state = loads(record.state)
+            state = codec.load_state(record.state)
         view = player_view(state, viewer.seat, self.clock() if now is None else now)
         view.update(base)
         return view
@@ -351,7 +351,7 @@ class Games:
             if record.state is None:
                 raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
             # The seat is acting: it is present again before anything is played for it.
-            state, events = engine.seat_returns(loads(record.state), seat)
+            state, events = engine.seat_returns(codec.load_state(record.state), seat)
             state, due = self._due_timeouts(state, now)
             events += due
             try:
@@ -403,7 +403,7 @@ class Games:
         def step(record: GameRecord, now: float) -> Update[bool] | None:
             if record.state is None or record.status != GameStatus.PLAYING:
                 return None
-            state, events = self._due_timeouts(loads(record.state), now)
+            state, events = self._due_timeouts(codec.load_state(record.state), now)
             if not events:
                 return None
             change, updated = self._state_change(record, state, events, now)
@@ -426,7 +426,7 @@ class Games:
         due = engine.deadline(state)
         seq = record.seq + len(events)
         game_status = status(state)
-        text = dumps(state)
+        text = codec.dump_state(state)
         change = Change(
             fields={
                 "state": text,
@@ -484,7 +484,7 @@ class Games:
         record = self.load(game_id)
         if record.status != GameStatus.FINISHED or record.state is None:
             raise ServiceError(409, "game_not_finished", f"Game {game_id} is not over: the replay opens when it ends")
-        state = loads(record.state)
+        state = codec.load_state(record.state)
         events = self.repo.events_after(game_id, 0, count=1_000_000)
         return {
             "id": game_id,

@@ -46,6 +46,7 @@ import redis
 
 from mayi_engine import GameStatus
 
+from . import codec
 from .hub import EventHub
 
 COMMIT_SCRIPT = """
@@ -186,11 +187,11 @@ class TableMeta:
         }
         if self.test is not None:
             data["test"] = self.test
-        return json.dumps(data, separators=(",", ":"))
+        return codec.dump(data)
 
     @classmethod
     def from_json(cls, raw: str | bytes) -> TableMeta:
-        data = json.loads(raw)
+        data = codec.load(raw)
         return cls(
             variant=data["variant"],
             options=data["options"],
@@ -544,14 +545,14 @@ class GameRepository:
         rows, archived_to = pipe.execute()
         first = int(rows[0][0].split(b"-")[0]) if rows else None
         if first == after + 1 or int(archived_to or 0) <= after:
-            return [json.loads(fields[b"e"]) for _, fields in rows]
+            return [codec.load(fields[b"e"]) for _, fields in rows]
         # Some are archived: read the archive and the stream together, as of one moment.
         pipe = self.r.pipeline(transaction=True)
         pipe.get(self.archive_key(game_id))
         pipe.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
         raw, rows = pipe.execute()
         archived = [] if raw is None else [e for e in json.loads(zlib.decompress(raw)) if e["seq"] > after]
-        return (archived + [json.loads(fields[b"e"]) for _, fields in rows])[:count]
+        return (archived + [codec.load(fields[b"e"]) for _, fields in rows])[:count]
 
     def archive_events(self, game_id: str, final: bool = True) -> int:
         """Move the events in the stream into the compressed archive (at the end of a round,

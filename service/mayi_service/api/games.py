@@ -15,6 +15,7 @@ from flask.views import MethodView
 
 from mayi_engine import GameStatus, move_from_json
 
+from .. import codec
 from .. import games as model
 from .. import schemas as s
 from ..games import ProcessSlotsFull, Viewer, token_hash
@@ -104,7 +105,7 @@ def _etag(view: dict[str, Any]) -> str:
 def _with_etag(view: dict[str, Any]) -> Response:
     # Views are JSON-ready already (the engine builds them); GameViewSchema documents
     # them, and tests/service/test_view_schema.py holds them to it.
-    response = current_app.response_class(json.dumps(view, separators=(",", ":")), mimetype="application/json")
+    response = current_app.response_class(codec.dump_bytes(view), mimetype="application/json")
     response.headers["ETag"] = _etag(view)
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -395,7 +396,7 @@ def _sse(
                 continue
         for event in found:
             after = event["seq"]
-            yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+            yield f"id: {after}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
 
 
 @blp.route("/<string:game_id>/replay")
