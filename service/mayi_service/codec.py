@@ -16,8 +16,12 @@ from mayi_engine import State, from_json, to_json
 
 
 def dump(data: Any) -> str:
-    """``data`` as compact JSON text."""
-    return orjson.dumps(data).decode()
+    """``data`` as compact JSON text. Text orjson refuses (a lone surrogate, in a table
+    stored before names were checked) is written with escapes, the standard way."""
+    try:
+        return orjson.dumps(data).decode()
+    except TypeError:
+        return json.dumps(data, separators=(",", ":"))
 
 
 def dump_bytes(data: Any) -> bytes:
