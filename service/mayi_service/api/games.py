@@ -25,7 +25,14 @@ from .common import StrictBlueprint, bearer_token, document_errors, services
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
 #: What an action can answer besides 200 (400 and 413: a body that is not JSON, or too large).
-ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429)
+ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429, 503)
+
+#: Headers an action reads.
+ACTION_HEADERS = ["IfMatch", "IdempotencyKey"]
+
+#: The view, with its ETag.
+VIEW = s.union_ref("GameView")
+ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
 
 #: One Server-Sent Event of the event stream (as OpenAPI 3.2's ``itemSchema`` would say).
 SSE_EVENT = {
@@ -99,8 +106,8 @@ def _etag(view: dict[str, Any]) -> str:
 
 
 def _with_etag(view: dict[str, Any]) -> Response:
-    # Views are JSON-ready already (the engine builds them); GameViewSchema documents
-    # them, and tests/service/test_view_schema.py holds them to it.
+    # Views are JSON-ready already (the engine builds them); the GameView schema documents
+    # them, and tests/service/test_responses_match_the_document.py holds them to it.
     response = current_app.response_class(json.dumps(view, separators=(",", ":")), mimetype="application/json")
     response.headers["ETag"] = _etag(view)
     response.headers["Cache-Control"] = "no-cache"
@@ -119,7 +126,8 @@ class Games(MethodView):
         },
     )
     @blp.response(201, s.GameCreatedSchema)
-    @document_errors(400, 409, 413, 422, 429)
+    @blp.doc(operationId="createGame")
+    @document_errors(400, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a table
 
@@ -137,7 +145,8 @@ class Games(MethodView):
 
     @blp.arguments(s.ListGamesQuerySchema, location="query")
     @blp.response(200, s.GameListSchema)
-    @document_errors(422, 429)
+    @blp.doc(operationId="listGames")
+    @document_errors(422, 429, 503)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """List tables
 
@@ -146,15 +155,14 @@ class Games(MethodView):
         return _tables().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
-@blp.route("/<string:game_id>")
+@blp.route("/<string:game_id>", parameters=["IfNoneMatch"])
 class Game(MethodView):
-    @blp.response(
-        200,
-        s.GameViewSchema,
-        headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}},
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.alt_response(
+        304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`", headers=ETAG
     )
-    @blp.alt_response(304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`")
-    @document_errors(401, 403, 404, 429)
+    @blp.doc(operationId="getGame")
+    @document_errors(401, 403, 404, 429, 503)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game
 
@@ -176,7 +184,8 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
     @blp.response(201, s.SeatTakenSchema)
-    @document_errors(400, 404, 409, 413, 422, 429)
+    @blp.doc(operationId="takeSeat")
+    @document_errors(400, 404, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take an open seat
 
@@ -188,10 +197,11 @@ class Seats(MethodView):
         return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
 
 
-@blp.route("/<string:game_id>/turn/draw")
+@blp.route("/<string:game_id>/turn/draw", parameters=ACTION_HEADERS)
 class Draw(MethodView):
     @blp.arguments(s.DrawInSchema, example={"source": "stock"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="drawCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Draw from the stock or take the discard
@@ -203,20 +213,22 @@ class Draw(MethodView):
         return _act(game_id, move, data)
 
 
-@blp.route("/<string:game_id>/turn/discard")
+@blp.route("/<string:game_id>/turn/discard", parameters=ACTION_HEADERS)
 class DiscardCard(MethodView):
     @blp.arguments(s.DiscardInSchema, example={"card": "QS"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="discardCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
         return _act(game_id, Discard(parse_card(data["card"])), data)
 
 
-@blp.route("/<string:game_id>/claims")
+@blp.route("/<string:game_id>/claims", parameters=ACTION_HEADERS)
 class Claims(MethodView):
     @blp.arguments(s.ClaimInSchema, example={"claim": True})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="claimUpcard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Claim (May I / buy) or pass the upcard
@@ -234,10 +246,11 @@ def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
     )
 
 
-@blp.route("/<string:game_id>/melds")
+@blp.route("/<string:game_id>/melds", parameters=ACTION_HEADERS)
 class Melds(MethodView):
     @blp.arguments(s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="goDown")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Go down
@@ -250,10 +263,11 @@ class Melds(MethodView):
         return _act(game_id, GoDown(melds, _parts(data.get("lay_offs") or [])), data)
 
 
-@blp.route("/<string:game_id>/lay-offs")
+@blp.route("/<string:game_id>/lay-offs", parameters=ACTION_HEADERS)
 class LayOffs(MethodView):
     @blp.arguments(s.LayOffsInSchema, example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="layOff")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Lay off cards on melds on the table
@@ -268,7 +282,8 @@ class LayOffs(MethodView):
 class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventListSchema)
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="getEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Events after a number, long-polling
 
@@ -289,7 +304,7 @@ class Events(MethodView):
         return {"events": events, "last": last}
 
 
-@blp.route("/<string:game_id>/events/stream")
+@blp.route("/<string:game_id>/events/stream", parameters=["LastEventID", "After"])
 class EventStream(MethodView):
     @blp.response(
         200,
@@ -298,7 +313,8 @@ class EventStream(MethodView):
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )
     @blp.alt_response(204, description="The game is over and every event after Last-Event-ID was sent: stop")
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="streamEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, game_id: str) -> Response:
         """Events as Server-Sent Events
 
@@ -309,7 +325,10 @@ class EventStream(MethodView):
         tables = _tables()
         token = bearer_token()
         record, viewer = tables.load_as(game_id, token)
-        raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+        after = request.args.get("after")
+        if after is not None and not _is_number(after):
+            raise ServiceError(422, "validation_error", "after: give the number of the last event you saw")
+        raw = request.headers.get("Last-Event-ID") or after or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
         if record.status == FINISHED and record.seq <= int(raw):
@@ -438,7 +457,8 @@ def _sse(
 @blp.route("/<string:game_id>/replay")
 class Replay(MethodView):
     @blp.response(200, s.ReplaySchema)
-    @document_errors(404, 409, 429)
+    @blp.doc(operationId="getReplay")
+    @document_errors(404, 409, 429, 503)
     def get(self, game_id: str) -> dict[str, Any]:
         """The whole game, after it ends
 
