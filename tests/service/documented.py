@@ -62,9 +62,17 @@ def json_schema(node: Any) -> Any:
     return {"anyOf": [out, {"type": "null"}]}
 
 
+def _response(response: dict[str, Any]) -> dict[str, Any]:
+    """A response object, its ``$ref`` (to ``components/responses``) followed."""
+    if "$ref" in response:
+        found: dict[str, Any] = spec()["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+        return found
+    return response
+
+
 @cache
 def _validator(method: str, path: str, status: str, content_type: str) -> Any:
-    response = spec()["paths"][path][method]["responses"][status]
+    response = _response(spec()["paths"][path][method]["responses"][status])
     schema = response["content"][content_type]["schema"]
     root = {"allOf": [json_schema(schema)], "components": {"schemas": json_schema(spec()["components"]["schemas"])}}
     return jsonschema_rs.Draft7Validator(root)
@@ -82,7 +90,7 @@ def problems(sent: Sent) -> list[str]:
         if sent.status < 400 or "default" not in responses:
             return [f"{where}: the status is not documented"]
         status = "default"
-    content = responses[status].get("content")
+    content = _response(responses[status]).get("content")
     if sent.streamed:  # an event stream: its content type at least
         ok = content is not None and any(key.split(";")[0] == sent.content_type for key in content)
         return [] if ok else [f"{where}: a stream of {sent.content_type}, not documented"]

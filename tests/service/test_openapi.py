@@ -36,9 +36,9 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("post", "/v1/games"): BODY_ERRORS | {429},
     ("get", GAME): {401, 403, 404, 429},
     ("post", f"{GAME}/seats"): BODY_ERRORS | {404, 409, 429},
-    **{("post", path): BODY_ERRORS | {401, 403, 404, 409, 412, 429} for path in ACTIONS},
-    ("get", f"{GAME}/events"): {401, 403, 404, 422, 429},
-    ("get", f"{GAME}/events/stream"): {401, 403, 404, 422, 429},
+    **{("post", path): BODY_ERRORS | {401, 403, 404, 409, 412, 429, 503} for path in ACTIONS},
+    ("get", f"{GAME}/events"): {401, 403, 404, 422, 429, 503},
+    ("get", f"{GAME}/events/stream"): {401, 403, 404, 422, 429, 503},
     ("get", f"{GAME}/replay"): {404, 409, 429},
 }
 
