@@ -725,8 +725,17 @@ _event_type("seat_absent", "The seat timed out three times in a row", {"timeouts
 _event_type("seat_returned", "The absent seat acted again", {})
 
 
+#: Most events one page of ``GET .../events`` holds (the repository reads at most this many).
+EVENTS_PAGE = 1000
+
+
 class EventListSchema(Schema):
-    events = _req(fields.List, Union("Event"))
+    events = _req(
+        fields.List,
+        Union("Event"),
+        validate=validate.Length(max=EVENTS_PAGE),
+        metadata={"description": f"At most {EVENTS_PAGE:,} events; a full page may have more after it"},
+    )
     last = _req(fields.Integer, metadata={"description": "The last event number; pass it as `after` to continue"})
 
 

@@ -9,6 +9,7 @@ hold the document to the engine's vocabulary (codes, event types, legal moves).
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from typing import Any
@@ -34,7 +35,8 @@ from mayi_engine import (
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
 from mayi_service.problems import HTTP_CODES
-from mayi_service.schemas import EVENT_TYPES
+from mayi_service.repository import GameRepository
+from mayi_service.schemas import EVENT_TYPES, EVENTS_PAGE
 from mayi_service.tables import visible
 
 GAME = "/v1/games/{game_id}"
@@ -210,3 +212,10 @@ def test_legal_moves_of_every_phase_match_the_document() -> None:
             for move in legal:
                 assert not component_problems("LegalMove", move_to_json(move)), move_to_json(move)
             state, _ = play(state, seat, POLICIES["greedy"](state, seat, legal, rng))
+
+
+def test_the_documented_events_page_is_what_the_repository_reads() -> None:
+    events = spec()["components"]["schemas"]["EventList"]["properties"]["events"]
+    assert events["maxItems"] == EVENTS_PAGE
+    assert inspect.signature(GameRepository.events_after).parameters["count"].default == EVENTS_PAGE
+    assert inspect.signature(GameRepository.wait_events).parameters["count"].default == EVENTS_PAGE

@@ -287,8 +287,9 @@ class Events(MethodView):
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Events after a number, long-polling
 
-        Returns the events after `after` that the caller may see; if there are
-        none, waits up to `wait` seconds (at most 60) for the next.
+        Returns the events after `after` that the caller may see, at most 1,000
+        (ask again with `after=last` for more); if there are none, waits up to
+        `wait` seconds (at most 60) for the next.
         """
         tables = _tables()
         token = bearer_token()
