@@ -46,7 +46,11 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "in": "header",
         "description": "Act only if the game is still at this version (a number, or the view's ETag); "
         "412 `version_conflict` if it has moved on. `*`: any version",
-        "schema": {"type": "string", "example": "12"},
+        "schema": {
+            "type": "string",
+            "pattern": '^(\\*|(W/)?"*([0-9]{1,15}|[0-9]{1,15}-[^-]*|.*-[0-9]{1,15}-[^-]*)"*)$',
+            "example": "12",
+        },
     },
     "IdempotencyKey": {
         "name": "Idempotency-Key",
@@ -64,8 +68,9 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "LastEventID": {
         "name": "Last-Event-ID",
         "in": "header",
-        "description": "Resume after this event number (an EventSource sends it when it reconnects); wins over `after`",
-        "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"},
+        "description": "Resume after this event number (an EventSource sends it when it reconnects); "
+        "wins over `after`; empty: as if not sent",
+        "schema": {"type": "string", "pattern": "^[0-9]{0,15}$"},
     },
     "After": {
         "name": "after",
