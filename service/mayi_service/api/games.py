@@ -39,8 +39,8 @@ SSE_EVENT = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "The event number (`seq`)"},
-        "event": {"type": "string", "description": "The event type"},
-        "data": {"type": "string", "description": "The event, as JSON"},
+        "event": {"type": "string", "enum": sorted(s.EVENT_TYPES), "description": "The event type"},
+        "data": {"type": "string", "description": "The event, as JSON: an `Event` (see components/schemas)"},
         "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
     },
 }
