@@ -306,6 +306,14 @@ class Union(fields.Raw):
         self.union_name = name
 
 
+class AsIs(fields.Raw):
+    """A value sent as it is stored (not dumped field by field), documented by ``schema``."""
+
+    def __init__(self, schema: type[Schema], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.schema = schema
+
+
 #: Each union: component name -> (the field that tells the members apart, {its value: member schema}).
 UNIONS: dict[str, tuple[str, dict[str, type[Schema]]]] = {}
 
@@ -333,9 +341,12 @@ def register_unions(spec: Any) -> None:
 
 
 def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a :class:`Union` field is a reference to its component."""
+    """apispec attribute function: a :class:`Union` field is a reference to its component,
+    an :class:`AsIs` field one to its schema's."""
     if isinstance(field, Union):
         return union_ref(field.union_name)
+    if isinstance(field, AsIs):
+        return {"allOf": [self.resolve_nested_schema(field.schema)]}
     return {}
 
 
@@ -502,7 +513,7 @@ class _ViewBase(Schema):
     id = _req(fields.String)
     version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
     variant = _req(fields.String)
-    options = _req(fields.Dict, metadata={"description": "The options the table was created with"})
+    options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
     rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
     created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
     last_event = _req(fields.Integer, metadata={"description": "The number of the last event"})
@@ -742,7 +753,7 @@ class EventListSchema(Schema):
 class ReplaySchema(Schema):
     id = _req(fields.String)
     variant = _req(fields.String)
-    options = _req(fields.Dict)
+    options = _req(AsIs, OptionsSchema, metadata={"description": "The options the table was created with"})
     names = _req(fields.List, fields.String(allow_none=True))
     seed = _req(fields.String, metadata={"description": "The seed of the shuffles, hexadecimal"})
     totals = _ints()
