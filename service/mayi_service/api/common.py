@@ -31,7 +31,12 @@ _ERROR_TEXT = {
     413: "The request body is too large",
     422: "The request is malformed, or the rules never allow it (names the rule and the cards)",
     429: "Rate limited: retry after Retry-After seconds",
+    503: "Busy, or the game store is not reachable: retry after Retry-After seconds "
+    "(an action may have been applied: retry with the same Idempotency-Key)",
 }
+
+#: Statuses whose problems carry a ``Retry-After`` header (409: only ``claims_open``).
+_RETRY_AFTER = (409, 429, 503)
 
 
 @dataclass
@@ -83,14 +88,17 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
                     413: "request_too_large",
                     422: "validation_error",
                     429: "rate_limited",
+                    503: "busy",
                 }[status],
             }
+            headers = {"Retry-After": {"$ref": "#/components/headers/RetryAfter"}} if status in _RETRY_AFTER else None
             func = _DOC.alt_response(
                 status,
                 schema=ProblemSchema,
                 content_type=CONTENT_TYPE,
                 description=_ERROR_TEXT[status],
                 example=example,
+                headers=headers,
             )(func)
         return func
 

@@ -26,15 +26,22 @@ from .common import StrictBlueprint, bearer_token, document_errors, services
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
 #: What an action can answer besides 200 (400 and 413: a body that is not JSON, or too large).
-ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429)
+ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429, 503)
+
+#: Headers an action reads.
+ACTION_HEADERS = ["IfMatch", "IdempotencyKey"]
+
+#: The view, with its ETag.
+VIEW = s.union_ref("GameView")
+ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
 
 #: One Server-Sent Event of the event stream (as OpenAPI 3.2's ``itemSchema`` would say).
 SSE_EVENT = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "The event number (`seq`)"},
-        "event": {"type": "string", "description": "The event type"},
-        "data": {"type": "string", "description": "The event, as JSON"},
+        "event": {"type": "string", "enum": sorted(s.EVENT_TYPES), "description": "The event type"},
+        "data": {"type": "string", "description": "The event, as JSON: an `Event` (see components/schemas)"},
         "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
     },
 }
@@ -103,8 +110,8 @@ def _etag(view: dict[str, Any]) -> str:
 
 
 def _with_etag(view: dict[str, Any]) -> Response:
-    # Views are JSON-ready already (the engine builds them); GameViewSchema documents
-    # them, and tests/service/test_view_schema.py holds them to it.
+    # Views are JSON-ready already (the engine builds them); the GameView schema documents
+    # them, and tests/service/test_responses_match_the_document.py holds them to it.
     response = current_app.response_class(codec.dump_bytes(view), mimetype="application/json")
     response.headers["ETag"] = _etag(view)
     response.headers["Cache-Control"] = "no-cache"
@@ -123,7 +130,8 @@ class Games(MethodView):
         },
     )
     @blp.response(201, s.GameCreatedSchema)
-    @document_errors(400, 409, 413, 422, 429)
+    @blp.doc(operationId="createGame")
+    @document_errors(400, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a table
 
@@ -141,7 +149,8 @@ class Games(MethodView):
 
     @blp.arguments(s.ListGamesQuerySchema, location="query")
     @blp.response(200, s.GameListSchema)
-    @document_errors(422, 429)
+    @blp.doc(operationId="listGames")
+    @document_errors(422, 429, 503)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """List tables
 
@@ -150,15 +159,14 @@ class Games(MethodView):
         return _games().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
-@blp.route("/<string:game_id>")
+@blp.route("/<string:game_id>", parameters=["IfNoneMatch"])
 class Game(MethodView):
-    @blp.response(
-        200,
-        s.GameViewSchema,
-        headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}},
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.alt_response(
+        304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`", headers=ETAG
     )
-    @blp.alt_response(304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`")
-    @document_errors(401, 403, 404, 429)
+    @blp.doc(operationId="getGame")
+    @document_errors(401, 403, 404, 429, 503)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game
 
@@ -180,7 +188,8 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
     @blp.response(201, s.SeatTakenSchema)
-    @document_errors(400, 404, 409, 413, 422, 429)
+    @blp.doc(operationId="takeSeat")
+    @document_errors(400, 404, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take an open seat
 
@@ -192,10 +201,11 @@ class Seats(MethodView):
         return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
 
 
-@blp.route("/<string:game_id>/turn/draw")
+@blp.route("/<string:game_id>/turn/draw", parameters=ACTION_HEADERS)
 class Draw(MethodView):
     @blp.arguments(s.DrawInSchema, example={"source": "stock"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="drawCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Draw from the stock or take the discard
@@ -206,20 +216,22 @@ class Draw(MethodView):
         return _act(game_id, "draw", data)
 
 
-@blp.route("/<string:game_id>/turn/discard")
+@blp.route("/<string:game_id>/turn/discard", parameters=ACTION_HEADERS)
 class DiscardCard(MethodView):
     @blp.arguments(s.DiscardInSchema, example={"card": "QS"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="discardCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
         return _act(game_id, "discard", data)
 
 
-@blp.route("/<string:game_id>/claims")
+@blp.route("/<string:game_id>/claims", parameters=ACTION_HEADERS)
 class Claims(MethodView):
     @blp.arguments(s.ClaimInSchema, example={"claim": True})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="claimUpcard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Claim (May I / buy) or pass the upcard
@@ -230,10 +242,11 @@ class Claims(MethodView):
         return _act(game_id, "claim", data)
 
 
-@blp.route("/<string:game_id>/melds")
+@blp.route("/<string:game_id>/melds", parameters=ACTION_HEADERS)
 class Melds(MethodView):
     @blp.arguments(s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="goDown")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Go down
@@ -245,10 +258,11 @@ class Melds(MethodView):
         return _act(game_id, "go_down", data)
 
 
-@blp.route("/<string:game_id>/lay-offs")
+@blp.route("/<string:game_id>/lay-offs", parameters=ACTION_HEADERS)
 class LayOffs(MethodView):
     @blp.arguments(s.LayOffsInSchema, example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="layOff")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Lay off cards on melds on the table
@@ -263,12 +277,14 @@ class LayOffs(MethodView):
 class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventListSchema)
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="getEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Events after a number, long-polling
 
-        Returns the events after `after` that the caller may see; if there are
-        none, waits up to `wait` seconds (at most 60) for the next.
+        Returns the events after `after` that the caller may see, at most 1,000
+        (ask again with `after=last` for more); if there are none, waits up to
+        `wait` seconds (at most 60) for the next.
         """
         games = _games()
         token = bearer_token()
@@ -284,7 +300,7 @@ class Events(MethodView):
         return {"events": events, "last": last}
 
 
-@blp.route("/<string:game_id>/events/stream")
+@blp.route("/<string:game_id>/events/stream", parameters=["LastEventID", "After"])
 class EventStream(MethodView):
     @blp.response(
         200,
@@ -293,7 +309,8 @@ class EventStream(MethodView):
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )
     @blp.alt_response(204, description="The game is over and every event after Last-Event-ID was sent: stop")
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="streamEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, game_id: str) -> Response:
         """Events as Server-Sent Events
 
@@ -304,7 +321,10 @@ class EventStream(MethodView):
         games = _games()
         token = bearer_token()
         record, viewer = games.load_as(game_id, token)
-        raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+        after = request.args.get("after")
+        if after is not None and not _is_number(after):
+            raise ServiceError(422, "validation_error", "after: give the number of the last event you saw")
+        raw = request.headers.get("Last-Event-ID") or after or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
         if record.status == GameStatus.FINISHED and record.seq <= int(raw):
@@ -402,7 +422,8 @@ def _sse(
 @blp.route("/<string:game_id>/replay")
 class Replay(MethodView):
     @blp.response(200, s.ReplaySchema)
-    @document_errors(404, 409, 429)
+    @blp.doc(operationId="getReplay")
+    @document_errors(404, 409, 429, 503)
     def get(self, game_id: str) -> dict[str, Any]:
         """The whole game, after it ends
 

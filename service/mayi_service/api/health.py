@@ -33,6 +33,7 @@ ACTIONS = Counter("mayi_actions_total", "Game actions applied", ["action", "outc
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
     @blp.alt_response(503, schema=s.HealthSchema, description="Redis is not reachable")
+    @blp.doc(operationId="getHealth")
     def get(self) -> Any:
         """Liveness and Redis reachability"""
         try:
@@ -46,6 +47,7 @@ class Health(MethodView):
 @blp.route("/metrics")
 class Metrics(MethodView):
     @blp.response(200, {"type": "string"}, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
+    @blp.doc(operationId="getMetrics")
     @document_errors(401)
     def get(self) -> Response:
         """Metrics in Prometheus format
