@@ -38,7 +38,7 @@ What it does:
   the POST) p50 and p99. The two workloads alternate within each run; the report
   gives the median over ``--runs`` runs with the min-max beside it.
 * **Memory**: ``--memory-games`` games a policy played to the end in-process
-  (:class:`mayi_service.games.Tables` against the same Redis, as the API does
+  (:class:`mayi_service.games.Games` against the same Redis, as the API does
   it, with the same simple policy and with the engine's ``greedy`` policy), then
   ``MEMORY USAGE`` of every key of each game (game hash, tokens hash, and the
   ``archive`` that replaces the events stream when a game finishes) and the

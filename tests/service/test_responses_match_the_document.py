@@ -34,10 +34,10 @@ from mayi_engine import (
 )
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
+from mayi_service.games import visible
 from mayi_service.problems import HTTP_CODES
 from mayi_service.repository import GameRepository
 from mayi_service.schemas import EVENT_TYPES, EVENTS_PAGE
-from mayi_service.tables import visible
 
 GAME = "/v1/games/{game_id}"
 
