@@ -16,8 +16,9 @@ What it does:
   ``REDIS_URL`` is set. Every key the benchmark writes has its own prefix; with an external
   Redis they are deleted at the end.
 * **Servers**: the API (``mayi_service.wsgi:app``) and the baseline (a bare Flask
-  app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k gthread
-  --threads 16`` on a free local port, rate limits and clock jobs off; both are
+  app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k
+  mayi_service.server.GeventWorker`` (the service's serving model, see
+  ``mayi_service/gunicorn_config.py``) on a free local port, rate limits and clock jobs off; both are
   stopped at the end, also on errors and Ctrl-C.
 * **Ours**: ``--games`` client threads (16), each with a keep-alive
   ``requests.Session``, each playing one 4-player May I game at a time, created
@@ -37,7 +38,7 @@ What it does:
   the POST) p50 and p99. The two workloads alternate within each run; the report
   gives the median over ``--runs`` runs with the min-max beside it.
 * **Memory**: ``--memory-games`` games a policy played to the end in-process
-  (:class:`mayi_service.tables.Tables` against the same Redis, as the API does
+  (:class:`mayi_service.games.Games` against the same Redis, as the API does
   it, with the same simple policy and with the engine's ``greedy`` policy), then
   ``MEMORY USAGE`` of every key of each game (game hash, tokens hash, and the
   ``archive`` that replaces the events stream when a game finishes) and the
@@ -102,7 +103,10 @@ REDIS_BUDGET_BYTES = 64 * 2**30
 
 BASELINE_VALUE = b"v" * 4096
 SERVER_WORKERS = 2
-SERVER_THREADS = 16
+#: The service's serving model (service/mayi_service/gunicorn_config.py): gevent workers;
+#: the baseline runs under the same worker class.
+WORKER_CLASS = "mayi_service.server.GeventWorker"
+SERVER_CONNECTIONS = 1000
 SEATS = 4
 #: Claim window and turn clock of the benchmark's tables: no deadline ever passes.
 CLOCK_SECONDS = 86400
@@ -199,7 +203,7 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def gunicorn(name: str, app: str, env: dict[str, str], logs: Path, pythonpath: Path | None = None) -> Iterator[Server]:
-    """Serve ``app`` under gunicorn (gthread workers) on a free port."""
+    """Serve ``app`` under gunicorn on a free port, with the service's own gevent worker class."""
     port = free_port()
     command = [
         sys.executable,
@@ -208,9 +212,9 @@ def gunicorn(name: str, app: str, env: dict[str, str], logs: Path, pythonpath: P
         "-w",
         str(SERVER_WORKERS),
         "-k",
-        "gthread",
-        "--threads",
-        str(SERVER_THREADS),
+        WORKER_CLASS,
+        "--worker-connections",
+        str(SERVER_CONNECTIONS),
         "-b",
         f"127.0.0.1:{port}",
         "--timeout",
@@ -565,19 +569,19 @@ def measure(work: Work, clients: int, warmup: float, seconds: float, cpu: CpuPro
 
 
 def _tables(url: str, prefix: str) -> Any:
-    """``Tables`` wired as ``create_app`` wires them (clock bookkeeping, no job queue)."""
+    """``Games`` wired as ``create_app`` wires them (clock bookkeeping, no job queue)."""
     from mayi_service.clock import Clock
+    from mayi_service.games import Games
     from mayi_service.repository import GameRepository
     from mayi_service.store import connect
-    from mayi_service.tables import Tables
 
     repo = GameRepository(connect(url), prefix)
-    return Tables(repo, on_commit=Clock(repo, None).on_commit)
+    return Games(repo, on_commit=Clock(repo, None).on_commit)
 
 
 def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:
     """One game to the end with the HTTP clients' policy; returns its id and actions."""
-    from mayi_service.tables import Viewer
+    from mayi_service.games import Viewer
 
     record, issued = tables.create(create_body(seed_hex))
     tokens = {s["seat"]: s["token"] for s in issued}
@@ -713,13 +717,13 @@ def _memory_summary(rows: list[dict[str, Any]], stalled: int) -> dict[str, Any]:
 PROFILE_PARTS = (
     ("whole request (Flask wsgi_app)", "flask/app.py", "wsgi_app"),
     ("request body schema (marshmallow load)", "marshmallow/schema.py", "load"),
-    ("Tables.act", "mayi_service/tables.py", "act"),
-    ("  token lookup (Tables.viewer)", "mayi_service/tables.py", "viewer"),
+    ("Games.act", "mayi_service/games.py", "act"),
+    ("  token lookup (Games.viewer)", "mayi_service/games.py", "viewer"),
     ("  GameRepository.load (HGETALL + meta JSON)", "mayi_service/repository.py", "load"),
     ("  state loads", "mayi_engine/state.py", "loads"),
     ("  engine play", "mayi_engine/game.py", "play"),
     ("  state dumps", "mayi_engine/state.py", "dumps"),
-    ("  Tables.view (player_view + legal moves)", "mayi_service/tables.py", "view"),
+    ("  Games.view (player_view + legal moves)", "mayi_service/games.py", "view"),
     ("    legal_moves", "mayi_engine/legal.py", "legal_moves"),
     ("  GameRepository.commit (Lua script)", "mayi_service/repository.py", "commit"),
     ("  Clock.on_commit", "mayi_service/clock.py", "on_commit"),
@@ -837,8 +841,8 @@ def print_report(result: dict[str, Any]) -> None:
     m = result["machine"]
     if "profile" not in result:
         print(
-            f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k gthread "
-            f"--threads {SERVER_THREADS}; {s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s "
+            f"API benchmark: 4-player May I over HTTP; gunicorn -w {SERVER_WORKERS} -k {WORKER_CLASS} "
+            f"(both servers); {s['clients']} client threads; {s['runs']} runs x {s['seconds']:g} s "
             f"a workload (after {s['warmup']:g} s warm-up); medians (min-max)"
         )
         print("note: the client threads run on this machine and compete with gunicorn and Redis for the CPU")

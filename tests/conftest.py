@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import documented
 import pytest
 import redis
 from redis.backoff import NoBackoff
@@ -54,8 +55,13 @@ def settings(redis_url: str) -> Settings:
 
 
 @pytest.fixture
-def app(settings: Settings) -> Any:
-    return create_app(settings)
+def app(settings: Settings) -> Iterator[Any]:
+    """The app; every response it sends in the test is then checked against openapi/openapi.json."""
+    app = create_app(settings)
+    sent = documented.record(app)
+    yield app
+    found = documented.all_problems(sent)
+    assert not found, "responses that do not match openapi/openapi.json:\n" + "\n".join(sorted(set(found))[:20])
 
 
 @pytest.fixture

@@ -10,19 +10,16 @@ from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
-from rq import Queue
 
 from . import problems
 from .api import bots as bots_api
 from .api import games, health
 from .api.common import Services, bearer_token
-from .bots import Bots
-from .clock import Clock
+from .clock import game_parts
 from .config import Settings
-from .repository import GameRepository
-from .schemas import ProblemSchema
+from .games import token_hash
+from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
 from .store import connect, redis_url
-from .tables import Tables, token_hash
 
 API_VERSION = "1.0.0"
 
@@ -39,6 +36,57 @@ events for the contract-rummy games **May I** and **Shanghai**.
 * Actions accept `If-Match: <version>` (412 if the game moved on) and
   `Idempotency-Key` (a retry gets the first response again).
 """
+
+
+#: Request headers (and the stream's ``after``), as components the operations refer to by name.
+PARAMETERS: dict[str, dict[str, Any]] = {
+    "IfMatch": {
+        "name": "If-Match",
+        "in": "header",
+        "description": "Act only if the game is still at this version (a number, or the view's ETag); "
+        "412 `version_conflict` if it has moved on. `*`: any version",
+        "schema": {
+            "type": "string",
+            "pattern": '^(\\*|(W/)?"*([0-9]{1,15}|[0-9]{1,15}-[^-]*|.*-[0-9]{1,15}-[^-]*)"*)$',
+            "example": "12",
+        },
+    },
+    "IdempotencyKey": {
+        "name": "Idempotency-Key",
+        "in": "header",
+        "description": "1 to 255 characters: a retry with the same key and body gets the first answer, "
+        "and the action takes effect once; the same key with another body is 422 `idempotency_key_reused`",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    },
+    "IfNoneMatch": {
+        "name": "If-None-Match",
+        "in": "header",
+        "description": "The ETag of the view you hold: 304 with no body if it is still current",
+        "schema": {"type": "string"},
+    },
+    "LastEventID": {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "description": "Resume after this event number (an EventSource sends it when it reconnects); "
+        "wins over `after`; empty: as if not sent",
+        "schema": {"type": "string", "pattern": "^[0-9]{0,15}$"},
+    },
+    "After": {
+        "name": "after",
+        "in": "query",
+        "description": "Resume after this event number (default 0: from the first event)",
+        "schema": {"type": "integer", "minimum": 0, "maximum": 999_999_999_999_999, "default": 0},
+    },
+}
+
+#: Response headers, as components.
+HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {
+        "description": 'The view\'s tag: `"<game>-<version>-<seat or p>"`; send it as If-None-Match or If-Match',
+        "schema": {"type": "string"},
+    },
+    "RetryAfter": {"description": "Seconds to wait before trying again", "schema": {"type": "integer", "minimum": 1}},
+}
 
 
 class _Api(Api):  # type: ignore[misc]
@@ -69,18 +117,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
     client = connect(url)
-    repo = GameRepository(
-        client,
-        settings.key_prefix,
-        settings.idempotency_ttl,
-        waiting_ttl=settings.waiting_ttl,
-        finished_ttl=settings.finished_ttl,
-    )
-    queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
-    clock = Clock(repo, queue)
-    tables = Tables(repo, on_commit=clock.on_commit)
+    game_service, _ = game_parts(settings, client)
     # A bound on open tables per client address, part of the abuse limits (off with them).
-    tables.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
+    game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
     app = Flask("mayi_service")
     app.config.update(
@@ -92,7 +131,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         API_SPEC_OPTIONS={
             "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
             "components": {
-                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "A seat token"}}
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "A seat token"}},
+                "parameters": PARAMETERS,
+                "headers": HEADERS,
             },
             "security": [{}, {"bearer": []}],
         },
@@ -103,15 +144,14 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
-    app.extensions["mayi"] = Services(settings, tables, client)
-    # -- bot platform hooks: bot tokens find their seats; commits wake waiting bots --
-    bot_registry = Bots(repo, tables)
-    tables.token_digest = bot_registry.token_digest
-    tables.after_commit = bot_registry.after_commit
-    app.extensions["mayi_bots"] = bot_registry
+    app.extensions["mayi"] = Services(settings, game_service, client)
+    app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
     app.extensions["mayi_url"] = url
 
     api = _Api(app)
+    api.ma_plugin.converter.add_attribute_function(union2properties)
+    api.ma_plugin.converter.add_attribute_function(nullable_ref2properties)
+    register_unions(api.spec)  # before the blueprints, whose schemas refer to them
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform

@@ -37,11 +37,11 @@ from typing import Any
 import redis
 
 import mayi_engine as engine
-from mayi_engine.state import loads
+from mayi_engine.state import GameStatus, loads
 
+from .games import Games, Viewer, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository
-from .tables import FINISHED, PLAYING, Tables, Viewer, new_token, token_hash
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -82,12 +82,12 @@ class BotRecord:
 
 
 class Bots:
-    """Bot accounts and their decisions, over the service's Redis and :class:`Tables`."""
+    """Bot accounts and their decisions, over the service's Redis and :class:`Games`."""
 
     def __init__(
         self,
         repo: GameRepository,
-        tables: Tables,
+        games: Games,
         *,
         secret_overlap: float = 24 * 3600,
         clock: Callable[[], float] = time.time,
@@ -95,7 +95,7 @@ class Bots:
         self.repo = repo
         self.r: redis.Redis = repo.r
         self.prefix = repo.prefix
-        self.tables = tables
+        self.games = games
         self.clock = clock
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
@@ -213,7 +213,7 @@ class Bots:
     # -- seats ----------------------------------------------------------------
     def token_digest(self, token: str) -> str:
         """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash.
-        (The hook :class:`Tables` calls to find the caller's seat.)"""
+        (The hook :class:`Games` calls to find the caller's seat.)"""
         bot_id = self.bot_id_for(token)
         return seat_digest(bot_id) if bot_id else token_hash(token)
 
@@ -247,19 +247,19 @@ class Bots:
             pipe.hgetall(self.repo.game_key(game_id))
         loaded = (self.repo._record(g, data) for g, data in zip(held, pipe.execute(), strict=True))
         records = {r.id: r for r in loaded if r is not None}
-        gone = [g for g in held if g not in records or records[g].status == FINISHED]
+        gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
             self.r.hdel(self.games_key(bot_id), *gone)
         out = []
         for game_id, seats in held.items():
             record = records.get(game_id)
-            if record is None or record.status != PLAYING or record.state is None:
+            if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
             state = loads(record.state)
             for seat in seats:
                 if not engine.legal_moves(state, seat, now):
                     continue
-                view = self.tables.view(record, Viewer(seat), now, state)
+                view = self.games.view(record, Viewer(seat), now, state)
                 out.append(
                     {
                         "game_id": game_id,

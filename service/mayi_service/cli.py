@@ -209,12 +209,12 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     if on_fork is not None:
         os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
-    tables, clock = _worker_parts()
+    games, clock = _worker_parts()
     stop = threading.Event()
     if not no_sweeper and not burst:
-        start_sweeper(tables, clock, settings.sweep_seconds, stop)
+        start_sweeper(games, clock, settings.sweep_seconds, stop)
     try:
-        run_worker(tables.repo.r, settings.queue_name, burst=burst)
+        run_worker(games.repo.r, settings.queue_name, burst=burst)
     finally:
         stop.set()
 

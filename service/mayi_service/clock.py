@@ -2,7 +2,7 @@
 
 Three mechanisms, from fastest to safest:
 
-1. **Lazily**, on every request that acts on a game (``Tables.act`` applies the
+1. **Lazily**, on every request that acts on a game (``Games.act`` applies the
    timeouts that are due before the move).
 2. **One RQ job per game at its clock time.** The game hash holds ``clock_at``,
    the time of the one job that is the game's clock (its deadline, rounded up to
@@ -34,12 +34,13 @@ from rq.exceptions import InvalidJobOperation, NoSuchJobError
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
+from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
 
 from .config import Settings
+from .games import Games
 from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
 from .store import connect, redis_url
-from .tables import FINISHED, Tables
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +96,7 @@ class Clock:
         with contextlib.suppress(NoSuchJobError, InvalidJobOperation):
             Job.fetch(replaced, connection=self.queue.connection).delete()
 
-    def run(self, tables: Tables, game_id: str, at: int | None) -> None:
+    def run(self, games: Games, game_id: str, at: int | None) -> None:
         """The job due at ``at`` (``None``: the sweeper taking over): play what is due,
         then move the clock to the game's next deadline."""
         record = self.repo.load(game_id)
@@ -104,12 +105,12 @@ class Clock:
             return
         if at is not None and (record.clock_at is None or int(record.clock_at) != at):
             return  # an earlier deadline replaced this job: another job is the game's clock
-        if record.status == FINISHED:
+        if record.status == GameStatus.FINISHED:
             # A crash between the final commit and its follow-ups leaves these undone: redo them.
-            self.repo.index(record, "playing")
+            self.repo.index(record, GameStatus.PLAYING)
             self.repo.archive_events(game_id)
         else:
-            tables.run_clock(game_id)
+            games.run_clock(game_id)
         # Never the running job's own time again: RQ deletes a job's id when the job ends.
         claimed, next_at = self.repo.claim_clock(game_id, at, at_least=(at or 0) + 1)
         if not claimed:
@@ -119,7 +120,7 @@ class Clock:
             return
         self.schedule(game_id, next_at)
 
-    def sweep(self, tables: Tables) -> int:
+    def sweep(self, games: Games) -> int:
         """Take over every game whose clock is overdue; return how many. Now and then,
         also drop expired games from the indexes (retention)."""
         if self.now() >= self._prune_at:
@@ -128,16 +129,15 @@ class Clock:
         due = self.repo.due_games(self.now() - CLOCK_GRACE_SECONDS)
         for game_id in due:
             try:
-                self.run(tables, game_id, None)
+                self.run(games, game_id, None)
             except Exception:  # keep sweeping the others
                 log.exception("clock of game %s", game_id)
         return len(due)
 
 
-@lru_cache(maxsize=1)
-def _worker_parts() -> tuple[Tables, Clock]:
-    settings = Settings.from_env()
-    client = connect(redis_url(settings.redis_url, settings.data_dir))
+def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
+    """The games of ``settings`` stored through ``client``, with their clock: built the
+    same way for the API and for the worker."""
     repo = GameRepository(
         client,
         settings.key_prefix,
@@ -147,17 +147,25 @@ def _worker_parts() -> tuple[Tables, Clock]:
     )
     queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
-    tables = Tables(repo, on_commit=clock.on_commit)
-    from .bots import Bots  # bot platform hook: the clock's commits wake waiting bots too
+    games = Games(repo, on_commit=clock.on_commit)
+    from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
 
-    tables.after_commit = Bots(repo, tables).after_commit
-    return tables, clock
+    games.bots = Bots(repo, games)
+    games.token_digest = games.bots.token_digest
+    games.after_commit = games.bots.after_commit
+    return games, clock
+
+
+@lru_cache(maxsize=1)
+def _worker_parts() -> tuple[Games, Clock]:
+    settings = Settings.from_env()
+    return game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:
     """RQ job: play the decisions of ``game_id`` whose deadline has passed."""
-    tables, clock = _worker_parts()
-    clock.run(tables, game_id, at)
+    games, clock = _worker_parts()
+    clock.run(games, game_id, at)
 
 
 def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
@@ -197,13 +205,13 @@ def _wait_for_redis(connection: redis.Redis, most: float = 5.0) -> None:
         delay = min(most, delay * 2)
 
 
-def start_sweeper(tables: Tables, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
+def start_sweeper(games: Games, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
     """A daemon thread that sweeps every ``every`` seconds until ``stop`` is set."""
 
     def loop() -> None:
         while not stop.wait(every):
             try:
-                clock.sweep(tables)
+                clock.sweep(games)
             except (redis.ConnectionError, redis.TimeoutError) as exc:
                 log.warning("sweeper: Redis is unreachable (%s)", exc)
             except Exception:

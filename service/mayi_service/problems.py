@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
 
+from .repository import GameGone
 from .schemas import CARD_ERROR
 
 log = logging.getLogger(__name__)
@@ -148,6 +149,10 @@ def register(app: Flask) -> None:
     @app.errorhandler(MayIError)
     def _engine(exc: MayIError) -> Response:
         return _service(from_engine(exc))
+
+    @app.errorhandler(GameGone)
+    def _gone(exc: GameGone) -> Response:
+        return problem(404, "not_found", str(exc))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

@@ -39,11 +39,14 @@ import hmac
 import json
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import redis
 
+from mayi_engine import GameStatus
+
+from . import codec
 from .hub import EventHub
 
 COMMIT_SCRIPT = """
@@ -84,6 +87,7 @@ if expire ~= '' then
     if tonumber(expire) > 0 then redis.call('EXPIRE', key, expire) else redis.call('PERSIST', key) end
   end
 end
+-- (-1, -2, -3 above: VersionConflict, IdempotencyRecorded, GameGone in GameRepository.commit.)
 -- The clock: a job must run by the new deadline. Take the job over (return its time)
 -- if there is none, if the pending one is later, or if it is overdue (lost).
 local scheduled = 0
@@ -118,9 +122,94 @@ return string.format('%d', want)
 #: A clock job more than this many seconds late is taken to be lost.
 CLOCK_GRACE_SECONDS = 5.0
 
-VERSION_CONFLICT = -1
-IDEMPOTENT_REPLAY = -2
-GAME_GONE = -3
+
+class StoreError(Exception):
+    """A commit the store refused (nothing was written)."""
+
+    def __init__(self, game_id: str, message: str) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+class VersionConflict(StoreError):
+    """The game moved on since it was read: reload it and try again."""
+
+    def __init__(self, game_id: str, expected: int) -> None:
+        super().__init__(game_id, f"Game {game_id} is no longer at version {expected}")
+        self.expected = expected
+
+
+class IdempotencyRecorded(VersionConflict):
+    """The Idempotency-Key's first answer was recorded meanwhile: reload and replay it."""
+
+
+class GameGone(StoreError):
+    """There is no such game (never was, or it expired)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(game_id, f"There is no game {game_id}")
+
+
+class StreamSlotsFull(Exception):
+    """A client holds as many event streams and waiting long-polls as it may."""
+
+    def __init__(self, client: str, limit: int) -> None:
+        super().__init__(f"{client} holds {limit} waiting requests already")
+        self.client = client
+        self.limit = limit
+
+
+@dataclass(frozen=True)
+class TableMeta:
+    """A table's settings and players, as stored in the game hash's ``meta`` field (JSON
+    with these keys, in this order; ``test`` only on a table that has a test block)."""
+
+    variant: str
+    #: The table options as sent (each checked by its OptionSpec in the engine).
+    options: dict[str, Any]
+    seats: int
+    #: Per seat, the player's name, or ``None`` while the seat is open.
+    names: tuple[str | None, ...]
+    #: A table without a ``test`` block counts for ratings.
+    rated: bool
+    created_at: float
+    #: The checked ``test`` block (``seed``, ``stacked_decks``, ``start_round``), if any.
+    test: dict[str, Any] | None = None
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = {
+            "variant": self.variant,
+            "options": self.options,
+            "seats": self.seats,
+            "names": list(self.names),
+            "rated": self.rated,
+            "created_at": self.created_at,
+        }
+        if self.test is not None:
+            data["test"] = self.test
+        return codec.dump(data)
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> TableMeta:
+        data = codec.load(raw)
+        return cls(
+            variant=data["variant"],
+            options=data["options"],
+            seats=data["seats"],
+            names=tuple(data["names"]),
+            rated=data["rated"],
+            created_at=data["created_at"],
+            test=data.get("test"),
+        )
+
+    def seated(self, seat: int, name: str) -> TableMeta:
+        """This table with ``name`` in ``seat``."""
+        return replace(self, names=tuple(name if i == seat else n for i, n in enumerate(self.names)))
+
+    @property
+    def full(self) -> bool:
+        """Every seat is taken."""
+        return all(self.names)
 
 
 @dataclass
@@ -130,8 +219,8 @@ class GameRecord:
     id: str
     version: int
     seq: int
-    status: str
-    meta: dict[str, Any]
+    status: GameStatus
+    meta: TableMeta
     state: str | None
     deadline: float | None = None
     #: When the clock job of this game is due to run (see :mod:`mayi_service.clock`).
@@ -197,7 +286,7 @@ class GameRepository:
     def ttl_for(self, status: str) -> int:
         """How long the keys of a game in ``status`` are kept after its last change (0: for ever).
         A game in play is kept until it ends: its clock plays it out."""
-        return {"waiting": self.waiting_ttl, "finished": self.finished_ttl}.get(status, 0)
+        return {GameStatus.WAITING: self.waiting_ttl, GameStatus.FINISHED: self.finished_ttl}.get(status, 0)
 
     # -- games --------------------------------------------------------------
     def create(
@@ -209,7 +298,7 @@ class GameRepository:
             "version": record.version,
             "seq": record.seq,
             "status": record.status,
-            "meta": json.dumps(record.meta, separators=(",", ":")),
+            "meta": record.meta.to_json(),
             "deadline": "" if record.deadline is None else repr(record.deadline),
         }
         if record.state is not None:
@@ -256,8 +345,8 @@ class GameRepository:
             id=game_id,
             version=int(data[b"version"]),
             seq=int(data[b"seq"]),
-            status=data[b"status"].decode(),
-            meta=json.loads(data[b"meta"]),
+            status=GameStatus(data[b"status"].decode()),
+            meta=TableMeta.from_json(data[b"meta"]),
             state=data[b"state"].decode() if b"state" in data else None,
             deadline=float(deadline) if deadline else None,
             clock_at=float(clock_at) if clock_at else None,
@@ -266,10 +355,11 @@ class GameRepository:
     def commit(self, game_id: str, expected_version: int, change: Change, now: float = 0.0) -> tuple[int, int]:
         """Apply ``change`` if the game is still at ``expected_version``.
 
-        Returns the new version, or :data:`VERSION_CONFLICT`, :data:`IDEMPOTENT_REPLAY`
-        (the idempotency record exists already) or :data:`GAME_GONE`; and the time at
-        which the caller must schedule the game's clock job (0: none to schedule), decided
-        atomically with the commit from ``change.clock``.
+        Returns the new version and the time at which the caller must schedule the game's
+        clock job (0: none to schedule), decided atomically with the commit from
+        ``change.clock``. Raises :class:`VersionConflict` (the game moved on),
+        :class:`IdempotencyRecorded` (the idempotency record exists already) or
+        :class:`GameGone`; nothing is written then.
         """
         args: list[Any] = [str(expected_version)]
         if change.idempotency is not None:
@@ -291,7 +381,14 @@ class GameRepository:
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         keys.append(self.archive_key(game_id))
         result = self._commit(keys=keys, args=args)
-        return int(result[0]), int(result[1]) if len(result) > 1 else 0
+        version = int(result[0])
+        if version == -1:
+            raise VersionConflict(game_id, expected_version)
+        if version == -2:
+            raise IdempotencyRecorded(game_id, expected_version)
+        if version == -3:
+            raise GameGone(game_id)
+        return version, int(result[1]) if len(result) > 1 else 0
 
     def claim_clock(self, game_id: str, job_at: int | None, at_least: int = 0) -> tuple[bool, int | None]:
         """After the clock job due at ``job_at`` ran (``None``: the sweeper taking over),
@@ -311,12 +408,12 @@ class GameRepository:
     def index(self, record: GameRecord, old_status: str | None) -> None:
         """Keep the listing indexes (by status, and by status and variant) in step with a
         game (idempotent: safe to repeat)."""
-        variant = record.meta["variant"]
+        variant = record.meta.variant
         pipe = self.r.pipeline(transaction=False)
         if old_status and old_status != record.status:
             pipe.zrem(self.index_key(f"games:{old_status}"), record.id)
             pipe.zrem(self.index_key(f"games:{old_status}:{variant}"), record.id)
-        created = record.meta["created_at"]
+        created = record.meta.created_at
         pipe.zadd(self.index_key(f"games:{record.status}"), {record.id: created})
         pipe.zadd(self.index_key(f"games:{record.status}:{variant}"), {record.id: created})
         pipe.execute()
@@ -355,7 +452,11 @@ class GameRepository:
         for gid, row in zip(game_ids, pipe.execute(), strict=True):
             if row[0] is None:
                 continue
-            out.append(GameRecord(gid, int(row[0]), int(row[1]), row[2].decode(), json.loads(row[3]), None))
+            out.append(
+                GameRecord(
+                    gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), TableMeta.from_json(row[3]), None
+                )
+            )
         return out
 
     def due_games(self, now: float, limit: int = 100) -> list[str]:
@@ -368,7 +469,7 @@ class GameRepository:
         at (at most ``most`` per status and call, ``batch`` per round trip)."""
         variants = list(variants)
         pruned = 0
-        for status in ("waiting", "finished"):
+        for status in (GameStatus.WAITING, GameStatus.FINISHED):
             ttl = self.ttl_for(status)
             if not ttl:
                 continue
@@ -405,7 +506,11 @@ class GameRepository:
             pipe = self.r.pipeline(transaction=False)
             for gid in held:
                 pipe.hget(self.game_key(gid), "status")
-            closed = [g for g, st in zip(held, pipe.execute(), strict=True) if st not in (b"waiting", b"playing")]
+            closed = [
+                g
+                for g, st in zip(held, pipe.execute(), strict=True)
+                if st is None or GameStatus(st.decode()) is GameStatus.FINISHED
+            ]
             if closed:
                 self.r.zrem(key, *closed)
         # Add, then count: of racing creators, none passes the limit (one may be refused needlessly).
@@ -440,14 +545,14 @@ class GameRepository:
         rows, archived_to = pipe.execute()
         first = int(rows[0][0].split(b"-")[0]) if rows else None
         if first == after + 1 or int(archived_to or 0) <= after:
-            return [json.loads(fields[b"e"]) for _, fields in rows]
+            return [codec.load(fields[b"e"]) for _, fields in rows]
         # Some are archived: read the archive and the stream together, as of one moment.
         pipe = self.r.pipeline(transaction=True)
         pipe.get(self.archive_key(game_id))
         pipe.xrange(self.events_key(game_id), min=f"{after + 1}-0", max="+", count=count)
         raw, rows = pipe.execute()
         archived = [] if raw is None else [e for e in json.loads(zlib.decompress(raw)) if e["seq"] > after]
-        return (archived + [json.loads(fields[b"e"]) for _, fields in rows])[:count]
+        return (archived + [codec.load(fields[b"e"]) for _, fields in rows])[:count]
 
     def archive_events(self, game_id: str, final: bool = True) -> int:
         """Move the events in the stream into the compressed archive (at the end of a round,

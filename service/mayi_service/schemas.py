@@ -12,10 +12,9 @@ import re
 import unicodedata
 from typing import Any
 
-from marshmallow import INCLUDE, RAISE, Schema, ValidationError, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
-from mayi_engine.cards import parse_card
-from mayi_engine.errors import InvalidMoveError
+from mayi_engine import VARIANTS, ErrorCode, GameStatus, InvalidMoveError, OptionSpec, parse_card
 
 #: Longest player name, in characters.
 NAME_MAX = 40
@@ -171,21 +170,87 @@ class StrictSchema(Schema):
 # -- requests -----------------------------------------------------------------
 
 
-class OptionsSchema(StrictSchema):
-    claim_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Claim window length"})
-    turn_seconds = StrictFloat(validate=validate.Range(1, 86400), metadata={"description": "Turn clock"})
-    max_reshuffles = StrictInteger(
-        validate=validate.Range(0, 100), metadata={"description": "Stock rebuilds allowed in a round (default 3)"}
+class RegisteredVariant(validate.OneOf):
+    """The name of a variant registered with the engine (``mayi_engine.register_variant``),
+    looked up when a request is checked: a variant registered before the app serves is
+    playable, and the OpenAPI document lists the variants known when it is built."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(VARIANTS)
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # OneOf.__init__ sets it: the registry decides
+        pass
+
+    @property  # type: ignore[override]
+    def choices_text(self) -> str:
+        return ", ".join(VARIANTS)
+
+    @choices_text.setter
+    def choices_text(self, value: Any) -> None:
+        pass
+
+
+#: The field that reads each type of option (strict: a number is a JSON number, a boolean true or false).
+_OPTION_FIELDS: dict[type, type[fields.Field]] = {bool: StrictBoolean, int: StrictInteger, float: StrictFloat}
+
+
+def _option_field(specs: list[tuple[str, OptionSpec, Any]]) -> fields.Field:
+    """The request field of one option, from its :class:`OptionSpec` in each variant that has it
+    (``(variant title, spec, default)``): its type, its range, and the defaults in words."""
+    spec = specs[0][1]
+    defaults = ", ".join(
+        f"{title} {default!r}".replace("True", "true").replace("False", "false") for title, _, default in specs
     )
-    max_turns = StrictInteger(
-        validate=validate.Range(10, 10000),
-        metadata={"description": "Turns after which a round ends with nobody out (default 500)"},
-    )
-    all_out_final = StrictBoolean(metadata={"description": "Shanghai house option: the final hand must go all out"})
-    bury_joker_upcard = StrictBoolean(metadata={"description": "Shanghai house option: bury a joker upcard"})
-    free_goal_order = StrictBoolean(
-        metadata={"description": "Shanghai house option: meet the goals (rounds' contracts) in any order"}
-    )
+    description = f"{spec.description}" + (f" ({spec.unit})" if spec.unit else "") + f"; default: {defaults}"
+    if spec.type is bool:
+        return StrictBoolean(metadata={"description": description})
+    lows = [s.low for _, s, _ in specs if s.low is not None]
+    highs = [s.high for _, s, _ in specs if s.high is not None]
+    low, high = (min(lows) if lows else None), (max(highs) if highs else None)
+    return _OPTION_FIELDS[spec.type](validate=validate.Range(low, high), metadata={"description": description})
+
+
+_options_schemas: dict[tuple[Any, ...], type[Schema]] = {}
+
+
+def options_schema() -> type[Schema]:
+    """The schema of a table's ``options``, built from the engine's registry: one field per
+    option any registered variant declares (:attr:`Rules.option_specs`), typed and bounded
+    by its spec. Whether the chosen variant has the option is the engine's to say."""
+    key = tuple((name, rules) for name, rules in VARIANTS.items())
+    found = _options_schemas.get(key)
+    if found is None:
+        by_name: dict[str, list[tuple[str, OptionSpec, Any]]] = {}
+        for rules in VARIANTS.values():
+            for spec in rules.option_specs:
+                by_name.setdefault(spec.name, []).append((rules.title, spec, getattr(rules, spec.name)))
+        attrs: dict[str, Any] = {name: _option_field(specs) for name, specs in by_name.items()}
+        attrs["__doc__"] = "Table options; each variant accepts its own (the engine refuses the others)."
+        found = _options_schemas[key] = type("OptionsSchema", (StrictSchema,), attrs)
+    return found
+
+
+#: The options of the variants registered when this module was imported (what responses document).
+OptionsSchema = options_schema()
+
+
+class OptionsField(fields.Nested):
+    """The ``options`` object, read with the schema of the variants registered now."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(options_schema, **kwargs)
+
+    @property
+    def schema(self) -> Schema:
+        schema_class = options_schema()
+        if not isinstance(self._schema, schema_class):
+            self._schema = schema_class()
+        return self._schema
 
 
 class PlayerInSchema(StrictSchema):
@@ -204,11 +269,15 @@ class TestBlockSchema(StrictSchema):
 
 
 class GameCreateSchema(StrictSchema):
-    variant = Text(required=True, validate=validate.OneOf(["may_i", "shanghai"]))
+    variant = Text(required=True, validate=RegisteredVariant())
     seats = StrictInteger(required=True, validate=validate.Range(2, 8))
-    options = fields.Nested(OptionsSchema, load_default=dict)
+    options = OptionsField(load_default=dict)
     players = fields.List(fields.Nested(PlayerInSchema), validate=validate.Length(max=8), load_default=list)
-    test = fields.Nested(TestBlockSchema, allow_none=True, load_default=None)
+    test = fields.Nested(
+        TestBlockSchema,
+        allow_none=True,
+        metadata={"description": "Set-up for tests (makes the table unrated); leave it out for a rated table"},
+    )
 
 
 class SeatInSchema(StrictSchema):
@@ -248,8 +317,8 @@ class MeldsInSchema(StrictSchema):
 
 
 class ListGamesQuerySchema(StrictSchema):
-    status = Text(validate=validate.OneOf(["waiting", "playing", "finished"]))
-    variant = Text(validate=validate.OneOf(["may_i", "shanghai"]))
+    status = Text(validate=validate.OneOf([s.value for s in GameStatus]))
+    variant = Text(validate=RegisteredVariant())
     page = QueryInteger(load_default=1, validate=validate.Range(1, 100000))
     page_size = QueryInteger(load_default=20, validate=validate.Range(1, 100))
 
@@ -260,189 +329,502 @@ class EventsQuerySchema(StrictSchema):
 
 
 # -- responses ----------------------------------------------------------------
+#
+# They document what the service sends, exactly: every field the service always
+# sends is ``required``, a field that may be null is ``allow_none``, and every
+# object is closed (``unknown=RAISE`` becomes ``additionalProperties: false``).
+# Views and events are unions (``oneOf``) told apart by a field (``status``,
+# ``type``), so that a generated client narrows them (docs/api.md, "Types").
+# tests/service/test_responses_match_the_document.py holds every response the
+# test suite receives to these schemas.
+
+
+def _req(field: type[fields.Field], *args: Any, **kwargs: Any) -> Any:
+    """A field the service always sends."""
+    return field(*args, required=True, **kwargs)
+
+
+def _const(value: str, description: str = "") -> Any:
+    """A string field that always holds ``value`` (a union's tag)."""
+    return Text(
+        required=True, validate=validate.OneOf([value]), metadata={"description": description} if description else {}
+    )
+
+
+def _strings(**kwargs: Any) -> Any:
+    return fields.List(fields.String(), required=True, **kwargs)
+
+
+def _ints(**kwargs: Any) -> Any:
+    return fields.List(fields.Integer(), required=True, **kwargs)
+
+
+class Union(fields.Raw):
+    """A value that is one of several schemas, told apart by the value of one field.
+
+    Documentation only: it is dumped as it is. ``name`` names the union's component;
+    :func:`register_unions` adds the components to the OpenAPI document.
+    """
+
+    def __init__(self, name: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.union_name = name
+
+
+class AsIs(fields.Raw):
+    """A value sent as it is stored (not dumped field by field), documented by ``schema``."""
+
+    def __init__(self, schema: type[Schema], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.schema = schema
+
+
+#: Each union: component name -> (the field that tells the members apart, {its value: member schema}).
+UNIONS: dict[str, tuple[str, dict[str, type[Schema]]]] = {}
+
+
+def union_ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def register_unions(spec: Any) -> None:
+    """Add every union, and its members, to ``spec`` as components (``oneOf`` with a ``discriminator``)."""
+    for name, (tag, members) in UNIONS.items():
+        mapping = {}
+        for value, schema in members.items():
+            member = schema.__name__.removesuffix("Schema")
+            if member not in spec.components.schemas:
+                spec.components.schema(member, schema=schema)
+            mapping[value] = f"#/components/schemas/{member}"
+        spec.components.schema(
+            name,
+            component={
+                "oneOf": [{"$ref": ref} for ref in mapping.values()],
+                "discriminator": {"propertyName": tag, "mapping": mapping},
+            },
+        )
+
+
+def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a :class:`Union` field is a reference to its component,
+    an :class:`AsIs` field one to its schema's."""
+    if isinstance(field, Union):
+        return union_ref(field.union_name)
+    if isinstance(field, AsIs):
+        return {"allOf": [self.resolve_nested_schema(field.schema)]}
+    return {}
+
+
+def nullable_ref2properties(self: Any, field: fields.Field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a nullable nested schema as ``allOf: [$ref], nullable: true``
+    (what OpenAPI 3.0 means), not apispec's ``anyOf: [$ref, {type: object, nullable: true}]``,
+    which would admit any object."""
+    loose = {"type": "object", "nullable": True}
+    any_of = ret.get("anyOf")
+    if isinstance(any_of, list) and len(any_of) == 2 and loose in any_of:
+        del ret["anyOf"]
+        ret["allOf"] = [item for item in any_of if item != loose]
+        ret["nullable"] = True
+    return {}
+
+
+#: Codes a problem may carry: the engine's and the service's own.
+SERVICE_CODES = (
+    "bad_request",
+    "unauthorized",
+    "forbidden",
+    "not_found",
+    "method_not_allowed",
+    "not_acceptable",
+    "conflict",
+    "version_conflict",
+    "request_too_large",
+    "unsupported_media_type",
+    "validation_error",
+    "rate_limited",
+    "internal_error",
+    "unavailable",
+    "error",
+    "busy",
+    "server_busy",
+    "seat_taken",
+    "game_started",
+    "game_not_finished",
+    "too_many_open_tables",
+    "idempotency_key_reused",
+)
+PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
 
 class ProblemSchema(Schema):
-    """An error as RFC 9457 problem details; some codes add members of their own."""
+    """An error as RFC 9457 problem details: ``code`` is stable; some codes add fields of their own."""
 
-    class Meta:
-        unknown = INCLUDE  # problem details may carry extension members
-
-    type = fields.String(required=True)
-    title = fields.String(required=True)
-    status = fields.Integer(required=True)
-    detail = fields.String(required=True, metadata={"description": "What went wrong, in words a player understands"})
-    code = fields.String(required=True, metadata={"description": "Stable error code"})
-    errors = fields.List(fields.String(), metadata={"description": "validation_error: each problem with the request"})
+    type = _req(fields.String, metadata={"description": "A URI naming the code: .../problems/<code>"})
+    title = _req(fields.String, metadata={"description": "The HTTP status in words"})
+    status = _req(fields.Integer, metadata={"description": "The HTTP status"})
+    detail = _req(fields.String, metadata={"description": "What went wrong, in words a player understands"})
+    code = _req(fields.String, validate=validate.OneOf(PROBLEM_CODES), metadata={"description": "Stable error code"})
+    errors = fields.List(
+        fields.String(),
+        metadata={"description": "validation_error, bad_card, bad_request: each problem with the request, by field"},
+    )
     retry_after = fields.Float(metadata={"description": "claims_open: seconds until the claim window closes"})
+    closes_at = fields.Float(
+        metadata={"description": "claims_open, claim_not_allowed: when the claim window closes(d), Unix seconds"}
+    )
     current_version = fields.Integer(metadata={"description": "version_conflict: the game's version now"})
+    cards = fields.List(fields.String(), metadata={"description": "card_not_in_hand: the cards you do not hold"})
+    limit = fields.Integer(metadata={"description": "too_many_open_tables: open tables one address may have"})
 
 
 class ContractSchema(Schema):
-    books = fields.Integer()
-    runs = fields.Integer()
-    all_cards = fields.Boolean()
-    text = fields.String()
+    books = _req(fields.Integer)
+    runs = _req(fields.Integer)
+    all_cards = _req(fields.Boolean, metadata={"description": "Every card of the hand must go into the melds"})
+    text = _req(fields.String, metadata={"description": "The contract in words"})
 
 
 class RoundSchema(Schema):
-    number = fields.Integer()
-    of = fields.Integer()
-    dealer = fields.Integer()
-    first = fields.Integer()
-    contract = fields.Nested(ContractSchema)
+    number = _req(fields.Integer, metadata={"description": "From 1"})
+    of = _req(fields.Integer, metadata={"description": "Rounds in the game"})
+    dealer = _req(fields.Integer)
+    first = _req(fields.Integer, metadata={"description": "The seat that played first this round"})
+    contract = _req(fields.Nested, ContractSchema)
 
 
 class ClaimWindowSchema(Schema):
-    card = fields.String()
-    discarder = fields.Integer(allow_none=True)
-    claims = fields.List(fields.Integer())
-    passes = fields.List(fields.Integer())
-    pending = fields.List(fields.Integer())
-    closes_at = fields.Float(allow_none=True)
+    card = _req(fields.String, metadata={"description": "The upcard"})
+    discarder = _req(fields.Integer, allow_none=True)
+    claims = _ints()
+    passes = _ints()
+    pending = _ints(metadata={"description": "Seats that may still answer"})
+    closes_at = _req(fields.Float, allow_none=True, metadata={"description": "Unix seconds; null: no clock"})
+
+
+class WaitingSeatSchema(Schema):
+    seat = _req(fields.Integer)
+    name = _req(fields.String, allow_none=True, metadata={"description": "null: open"})
+    taken = _req(fields.Boolean)
 
 
 class SeatViewSchema(Schema):
-    seat = fields.Integer()
-    name = fields.String(allow_none=True)
-    taken = fields.Boolean()
-    hand_count = fields.Integer()
-    down = fields.Boolean()
-    total = fields.Integer()
-    claims_used = fields.Integer()
-    claims_left = fields.Integer(allow_none=True)
-    absent = fields.Boolean()
+    seat = _req(fields.Integer)
+    name = _req(fields.String, allow_none=True)
+    hand_count = _req(fields.Integer)
+    down = _req(fields.Boolean, metadata={"description": "Has gone down this round"})
+    total = _req(fields.Integer, metadata={"description": "Score so far (lower is better)"})
+    claims_used = _req(fields.Integer)
+    claims_left = _req(fields.Integer, allow_none=True, metadata={"description": "null: no limit"})
+    absent = _req(fields.Boolean, metadata={"description": "Timed out three times in a row; played by the clock"})
 
 
 class JokerSchema(Schema):
-    index = fields.Integer()
-    stands_for = fields.String()
+    index = _req(fields.Integer, metadata={"description": "Position of the joker in `cards`"})
+    stands_for = _req(fields.String, metadata={"description": "The card it stands for"})
 
 
 class MeldViewSchema(Schema):
-    id = fields.Integer()
-    owner = fields.Integer()
-    type = fields.String(metadata={"enum": ["book", "run"]})
-    cards = fields.List(fields.String())
-    jokers = fields.List(fields.Nested(JokerSchema))
+    id = _req(fields.Integer)
+    owner = _req(fields.Integer)
+    type = _req(fields.String, validate=validate.OneOf(["book", "run"]))
+    cards = _strings(metadata={"description": "Runs low to high"})
+    jokers = _req(fields.List, fields.Nested(JokerSchema))
 
 
 class ResultSchema(Schema):
-    round = fields.Integer()
-    out = fields.Integer(allow_none=True)
-    scores = fields.List(fields.Integer())
+    round = _req(fields.Integer)
+    out = _req(fields.Integer, allow_none=True, metadata={"description": "The seat that went out; null: nobody"})
+    scores = _ints()
 
 
-class LayOffOutSchema(Schema):
-    meld = fields.Integer()
-    cards = fields.List(fields.String())
-    joker_to = fields.String()
+# Each legal move is exactly the request body that makes it, plus its `type`.
 
 
-class LegalMoveSchema(Schema):
-    type = fields.String(metadata={"enum": ["draw", "claim", "discard", "go_down", "lay_off"]})
-    source = fields.String()
-    claim = fields.Boolean()
-    card = fields.String()
-    melds = fields.List(fields.List(fields.String()))
-    lay_offs = fields.List(fields.Nested(LayOffOutSchema))
+class LegalDrawSchema(DrawInSchema):
+    type = _const("draw", "POST .../turn/draw")
 
 
-class GameViewSchema(Schema):
-    id = fields.String()
-    version = fields.Integer()
-    status = fields.String(metadata={"enum": ["waiting", "playing", "finished"]})
-    variant = fields.String()
-    options = fields.Dict()
-    rated = fields.Boolean()
-    created_at = fields.Float()
-    last_event = fields.Integer()
-    round = fields.Nested(RoundSchema)
-    phase = fields.String(metadata={"enum": ["first_offer", "first_discard", "draw", "play", "finished"]})
-    turn = fields.Integer()
-    actor = fields.Integer()
-    upcard = fields.String(allow_none=True)
-    discard_top = fields.String(allow_none=True)
-    stock_count = fields.Integer()
-    discard_count = fields.Integer()
-    reshuffles = fields.Integer()
-    claim_window = fields.Nested(ClaimWindowSchema, allow_none=True)
-    seats = fields.List(fields.Nested(SeatViewSchema))
-    melds = fields.List(fields.Nested(MeldViewSchema))
+class LegalClaimSchema(ClaimInSchema):
+    type = _const("claim", "POST .../claims")
+
+
+class LegalDiscardSchema(DiscardInSchema):
+    type = _const("discard", "POST .../turn/discard")
+
+
+class LegalGoDownSchema(MeldsInSchema):
+    type = _const("go_down", "POST .../melds")
+
+
+class LegalLayOffSchema(LayOffsInSchema):
+    type = _const("lay_off", "POST .../lay-offs")
+
+
+UNIONS["LegalMove"] = (
+    "type",
+    {
+        "draw": LegalDrawSchema,
+        "claim": LegalClaimSchema,
+        "discard": LegalDiscardSchema,
+        "go_down": LegalGoDownSchema,
+        "lay_off": LegalLayOffSchema,
+    },
+)
+
+
+class _ViewBase(Schema):
+    """What every view holds, whatever the game's status."""
+
+    id = _req(fields.String)
+    version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
+    variant = _req(fields.String)
+    options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
+    rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
+    created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
+    last_event = _req(fields.Integer, metadata={"description": "The number of the last event"})
+
+
+class WaitingViewSchema(_ViewBase):
+    """A table still waiting for players: no round, phase, hand or legal moves yet."""
+
+    status = _const("waiting")
+    seats = _req(fields.List, fields.Nested(WaitingSeatSchema))
+    seat = _req(fields.Integer, allow_none=True, metadata={"description": "The caller's seat; null: no token"})
+
+
+class _PlayedViewSchema(_ViewBase):
+    """A game under way or over. ``seat``, ``hand``, ``held`` and ``legal`` are sent to a seat only."""
+
+    round = _req(fields.Nested, RoundSchema)
+    turn = _req(fields.Integer, metadata={"description": "The seat whose turn it is"})
+    actor = _req(fields.Integer, metadata={"description": "The seat that must act now"})
+    upcard = _req(fields.String, allow_none=True, metadata={"description": "The card the claim window is on"})
+    discard_top = _req(fields.String, allow_none=True)
+    stock_count = _req(fields.Integer)
+    discard_count = _req(fields.Integer)
+    reshuffles = _req(fields.Integer, metadata={"description": "Stock rebuilds this round"})
+    claim_window = _req(fields.Nested, ClaimWindowSchema, allow_none=True)
+    seats = _req(fields.List, fields.Nested(SeatViewSchema))
+    melds = _req(fields.List, fields.Nested(MeldViewSchema))
     goals_done = fields.List(
         fields.List(fields.Integer()),
         metadata={"description": "Free goal order only: per seat, the goals met (numbered as the rounds)"},
     )
-    deadline = fields.Float(allow_none=True)
-    results = fields.List(fields.Nested(ResultSchema))
-    places = fields.List(fields.Integer())
-    seat = fields.Integer(allow_none=True)
-    hand = fields.List(fields.String())
-    held = fields.String(allow_none=True)
-    legal = fields.List(fields.Nested(LegalMoveSchema))
+    deadline = _req(fields.Float, allow_none=True, metadata={"description": "When the clock acts, Unix seconds"})
+    results = _req(fields.List, fields.Nested(ResultSchema), metadata={"description": "Rounds played, in order"})
+    seat = fields.Integer(metadata={"description": "Seat views only: the caller's seat"})
+    hand = fields.List(fields.String(), metadata={"description": "Seat views only: the seat's cards"})
+    held = fields.String(
+        allow_none=True,
+        metadata={"description": "Seat views only: the card taken this turn, which may not be discarded"},
+    )
+    legal = fields.List(
+        Union("LegalMove"),
+        metadata={"description": "Seat views only: every move the seat may make now; each is the body to send"},
+    )
+
+
+class PlayingViewSchema(_PlayedViewSchema):
+    status = _const("playing")
+    phase = _req(fields.String, validate=validate.OneOf(["first_offer", "first_discard", "draw", "play"]))
+
+
+class FinishedViewSchema(_PlayedViewSchema):
+    status = _const("finished")
+    phase = _const("finished")
+    places = _ints(metadata={"description": "Each seat's place (1 = best; equal totals share a place)"})
+
+
+UNIONS["GameView"] = (
+    "status",
+    {"waiting": WaitingViewSchema, "playing": PlayingViewSchema, "finished": FinishedViewSchema},
+)
 
 
 class IssuedSeatSchema(Schema):
-    seat = fields.Integer()
-    name = fields.String()
-    token = fields.String(metadata={"description": "The seat's bearer token, shown only once"})
+    seat = _req(fields.Integer)
+    name = _req(fields.String)
+    token = _req(fields.String, metadata={"description": "The seat's bearer token, shown only once"})
 
 
 class GameCreatedSchema(Schema):
-    game_id = fields.String()
-    seats = fields.List(fields.Nested(IssuedSeatSchema))
-    game = fields.Nested(GameViewSchema)
+    game_id = _req(fields.String)
+    seats = _req(fields.List, fields.Nested(IssuedSeatSchema), metadata={"description": "The seats `players` took"})
+    game = _req(Union, "GameView")
 
 
 class SeatTakenSchema(Schema):
-    seat = fields.Integer()
-    token = fields.String()
-    game = fields.Nested(GameViewSchema)
+    seat = _req(fields.Integer)
+    token = _req(fields.String, metadata={"description": "The seat's bearer token, shown only once"})
+    game = _req(Union, "GameView")
 
 
 class GameSummarySchema(Schema):
-    id = fields.String()
-    variant = fields.String()
-    status = fields.String()
-    seats = fields.Integer()
-    names = fields.List(fields.String(allow_none=True))
-    rated = fields.Boolean()
-    created_at = fields.Float()
-    version = fields.Integer()
+    id = _req(fields.String)
+    variant = _req(fields.String)
+    status = _req(fields.String, validate=validate.OneOf([s.value for s in GameStatus]))
+    seats = _req(fields.Integer)
+    names = _req(fields.List, fields.String(allow_none=True), metadata={"description": "null: an open seat"})
+    rated = _req(fields.Boolean)
+    created_at = _req(fields.Float)
+    version = _req(fields.Integer)
 
 
 class GameListSchema(Schema):
-    games = fields.List(fields.Nested(GameSummarySchema))
-    page = fields.Integer()
-    page_size = fields.Integer()
-    total = fields.Integer()
+    games = _req(fields.List, fields.Nested(GameSummarySchema))
+    page = _req(fields.Integer)
+    page_size = _req(fields.Integer)
+    total = _req(fields.Integer)
 
 
-class EventSchema(Schema):
-    seq = fields.Integer()
-    type = fields.String()
-    seat = fields.Integer(allow_none=True)
-    time = fields.Float()
-    data = fields.Dict()
-    private = fields.Dict()
-    timeout = fields.Boolean()
+# -- events: one schema per type, with its `data` (and `private`) ---------------
+
+
+class _EventBase(Schema):
+    seq = _req(fields.Integer, metadata={"description": "The event number, from 1"})
+    seat = _req(fields.Integer, allow_none=True, metadata={"description": "The seat it concerns; null: none"})
+    time = _req(fields.Float, metadata={"description": "Unix seconds"})
+
+
+#: A clock's move: present (true) on the events a timeout caused.
+_TIMEOUT = {"timeout": fields.Boolean(metadata={"description": "Present (true) when the clock made this move"})}
+
+#: The event types, each with the fields of its ``data`` and, for some, of its ``private``.
+EVENT_TYPES: dict[str, tuple[str, dict[str, fields.Field], dict[str, fields.Field] | None, bool]] = {}
+
+
+def _event_type(
+    kind: str,
+    description: str,
+    data: dict[str, fields.Field],
+    private: dict[str, fields.Field] | None = None,
+    timeout: bool = False,
+) -> None:
+    """Declare event type ``kind``: a schema ``<Kind>Event`` with its ``data`` schema."""
+    camel = "".join(part.title() for part in kind.split("_"))
+    data_schema = Schema.from_dict(data, name=f"{camel}DataSchema")
+    attrs: dict[str, Any] = {
+        "type": _const(kind, description),
+        "data": _req(fields.Nested, data_schema),
+        **(_TIMEOUT if timeout else {}),
+    }
+    if private is not None:
+        private_schema = Schema.from_dict(private, name=f"{camel}PrivateSchema")
+        attrs["private"] = fields.Nested(
+            private_schema, metadata={"description": "Sent only to the event's seat (and in the replay)"}
+        )
+    EVENT_TYPES[kind] = (description, data, private, timeout)
+    schema = type(f"{camel}EventSchema", (_EventBase,), {**attrs, "__doc__": description})
+    UNIONS.setdefault("Event", ("type", {}))[1][kind] = schema
+
+
+def _card() -> Any:
+    return _req(fields.String, metadata={"description": "A card code"})
+
+
+_event_type(
+    "round_started",
+    "A round is dealt",
+    {
+        "round": _req(fields.Integer),
+        "dealer": _req(fields.Integer),
+        "first": _req(fields.Integer),
+        "contract": _req(fields.Nested, ContractSchema),
+        "deal": _req(fields.Integer, metadata={"description": "Cards dealt to each seat"}),
+        "upcard": _card(),
+        "jokers_buried": _req(fields.Integer),
+    },
+)
+_event_type("dealt", "The seat's hand was dealt", {}, {"hand": _strings()})
+_event_type(
+    "took_upcard",
+    "The seat took the upcard (its draw, or the first-upcard offer)",
+    {
+        "card": _card(),
+        "first_upcard": fields.Boolean(metadata={"description": "Present (true): taken from the first-upcard offer"}),
+        "voided_claims": fields.List(fields.Integer(), metadata={"description": "Seats whose claims it voided"}),
+    },
+)
+_event_type("claimed", "The seat claimed the upcard (May I / buy)", {"card": _card()})
+_event_type(
+    "passed",
+    "The seat passed the upcard",
+    {"card": _card(), "first_upcard": fields.Boolean(metadata={"description": "Present (true): the first upcard"})},
+    timeout=True,
+)
+_event_type(
+    "claim_won",
+    "The seat won the claimed upcard (and its penalty cards)",
+    {"card": _card(), "penalty": _req(fields.Integer), "claimants": _ints()},
+)
+_event_type(
+    "drew",
+    "The seat drew from the stock",
+    {"source": _req(fields.String, validate=validate.OneOf(["stock"])), "penalty": _req(fields.Boolean)},
+    {"card": _card()},
+    timeout=True,
+)
+_event_type("stock_exhausted", "The stock ran out and may not be rebuilt", {"reason": _req(fields.String)})
+_event_type(
+    "stock_rebuilt",
+    "The discards were shuffled into a new stock",
+    {"cards": _req(fields.Integer), "rebuilds": _req(fields.Integer)},
+)
+_event_type(
+    "went_down",
+    "The seat went down",
+    {"melds": _req(fields.List, fields.Nested(MeldViewSchema)), "contract": _req(fields.String)},
+)
+_event_type(
+    "laid_off",
+    "The seat laid off cards",
+    {
+        "lay_offs": _req(fields.List, fields.Nested(LayOffInSchema)),
+        "melds": _req(fields.List, fields.Nested(MeldViewSchema), metadata={"description": "The changed melds"}),
+    },
+)
+_event_type("discarded", "The seat discarded", {"card": _card()}, timeout=True)
+_event_type("turn_limit", "The round reached max_turns: it ends with nobody out", {"turns": _req(fields.Integer)})
+_event_type(
+    "round_ended",
+    "A round ended (seat: who went out)",
+    {
+        "round": _req(fields.Integer),
+        "out": _req(fields.Integer, allow_none=True),
+        "scores": _ints(),
+        "totals": _ints(),
+        "hands": _req(fields.List, fields.List(fields.String()), metadata={"description": "Every hand, for counting"}),
+    },
+)
+_event_type("game_ended", "The game ended", {"totals": _ints(), "places": _ints()})
+_event_type("seat_absent", "The seat timed out three times in a row", {"timeouts": _req(fields.Integer)})
+_event_type("seat_returned", "The absent seat acted again", {})
+
+
+#: Most events one page of ``GET .../events`` holds (the repository reads at most this many).
+EVENTS_PAGE = 1000
 
 
 class EventListSchema(Schema):
-    events = fields.List(fields.Nested(EventSchema))
-    last = fields.Integer(metadata={"description": "The last event number; pass it as `after` to continue"})
+    events = _req(
+        fields.List,
+        Union("Event"),
+        validate=validate.Length(max=EVENTS_PAGE),
+        metadata={"description": f"At most {EVENTS_PAGE:,} events; a full page may have more after it"},
+    )
+    last = _req(fields.Integer, metadata={"description": "The last event number; pass it as `after` to continue"})
 
 
 class ReplaySchema(Schema):
-    id = fields.String()
-    variant = fields.String()
-    options = fields.Dict()
-    names = fields.List(fields.String(allow_none=True))
-    seed = fields.String()
-    totals = fields.List(fields.Integer())
-    events = fields.List(fields.Nested(EventSchema))
+    id = _req(fields.String)
+    variant = _req(fields.String)
+    options = _req(AsIs, OptionsSchema, metadata={"description": "The options the table was created with"})
+    names = _req(fields.List, fields.String(allow_none=True))
+    seed = _req(fields.String, metadata={"description": "The seed of the shuffles, hexadecimal"})
+    totals = _ints()
+    events = _req(fields.List, Union("Event"), metadata={"description": "Every event, with every `private`"})
 
 
 class HealthSchema(Schema):
-    status = fields.String()
-    redis = fields.Boolean()
+    status = _req(fields.String, validate=validate.OneOf(["ok", "unavailable"]))
+    redis = _req(fields.Boolean)

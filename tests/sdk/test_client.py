@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 from collections.abc import Iterator
@@ -67,6 +68,13 @@ def test_every_api_operation_has_one_sdk_method_and_no_method_calls_an_unknown_p
     }
     in_sdk = set(operations())
     assert in_sdk == in_spec, f"no SDK method: {sorted(in_spec - in_sdk)}; not in the spec: {sorted(in_sdk - in_spec)}"
+
+
+def test_sdk_method_names_are_the_operation_ids_in_snake_case() -> None:
+    spec = json.loads((ROOT / "openapi" / "openapi.json").read_text())
+    for (method, path), name in operations().items():
+        operation_id = spec["paths"][path][method.lower()]["operationId"]
+        assert re.sub(r"(?<!^)([A-Z])", r"_\1", operation_id).lower() == name, (operation_id, name)
 
 
 def test_a_whole_game_through_the_sdk_with_typed_results(base: str) -> None:

@@ -112,9 +112,10 @@ def healthy(url: str) -> bool:
 class Served:
     """One ``mayi serve`` subprocess, its URL and its output."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], url: str, out: Path, err: Path) -> None:
+    def __init__(self, proc: subprocess.Popen[bytes], port: int, out: Path, err: Path) -> None:
         self.proc = proc
-        self.url = url
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
         self.out = out
         self.err = err
 
@@ -157,10 +158,18 @@ class Served:
 
 @contextmanager
 def mayi_serve(
-    tmp_path: Path, env_changes: dict[str, str], *, worker: bool = False, name: str = "serve"
+    tmp_path: Path,
+    env_changes: dict[str, str],
+    *,
+    worker: bool = False,
+    name: str = "serve",
+    workers: int = 1,
+    connections: int = 200,
 ) -> Iterator[Served]:
-    """``mayi serve`` on a free loopback port, working in ``tmp_path/run`` (its own process
-    group); on exit, it and everything still running in ``tmp_path/run`` is killed."""
+    """``mayi serve`` (gunicorn with gevent workers) on a free loopback port, working in
+    ``tmp_path/run`` (its own process group) with the environment's ``MAYI_*`` settings
+    replaced by ``env_changes``; on exit, it and everything still running in
+    ``tmp_path/run`` is killed."""
     if MAYI is None:
         pytest.skip("the mayi command is not installed")
     workdir = tmp_path / "run"
@@ -176,12 +185,13 @@ def mayi_serve(
     )
     env.update(env_changes)
     out, err = tmp_path / f"{name}-{port}.out", tmp_path / f"{name}-{port}.err"
-    command = [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port), "--connections", "200"]
+    command = [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--workers", str(workers), "--connections", str(connections)]
     if not worker:
         command.append("--no-worker")
     with out.open("wb") as fout, err.open("wb") as ferr:
         proc = subprocess.Popen(command, env=env, cwd=workdir, stdout=fout, stderr=ferr, start_new_session=True)
-    served = Served(proc, f"http://127.0.0.1:{port}", out, err)
+    served = Served(proc, port, out, err)
     try:
         yield served
     finally:
@@ -278,3 +288,24 @@ def act(url: str, game_id: str, token: str, path: str, body: dict[str, Any], key
     if key is not None:
         headers["Idempotency-Key"] = key
     return requests.post(f"{url}/v1/games/{game_id}/{path}", json=body, headers=headers, timeout=30)
+
+
+@contextmanager
+def ready_server(tmp_path: Path, env_changes: dict[str, str] | None = None, **options: Any) -> Iterator[Served]:
+    """:func:`mayi_serve` (no job worker unless asked), once it answers ``/healthz``."""
+    with mayi_serve(tmp_path, env_changes or {}, **options) as served:
+        served.wait_ready()
+        yield served
+
+
+def new_game(url: str, seats: int = 3) -> tuple[str, list[str], int]:
+    """A full May I table with slow clocks: its id, its seat tokens, and the number of
+    its last event. Seat 0 is offered the first upcard (it may pass at once)."""
+    game_id, tokens = create_game(url, seats)
+    last = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": 0}, timeout=30).json()["last"]
+    return game_id, tokens, int(last)
+
+
+def pass_first_upcard(url: str, game_id: str, token: str) -> None:
+    moved = act(url, game_id, token, "claims", {"claim": False})
+    assert moved.status_code == 200, moved.text

@@ -139,7 +139,7 @@ def test_a_name_is_trimmed_and_may_be_any_40_characters(http):
 def test_a_table_stored_with_a_lone_surrogate_before_the_fix_is_not_jammed(app, live_server, http):
     """A table that got such a name from an earlier version (no schema in the way) still
     deals when its last seat is taken, instead of failing for good."""
-    tables = app.extensions["mayi"].tables
+    tables = app.extensions["mayi"].games
     record, _ = tables.create(
         {"variant": "may_i", "seats": 2, "options": {}, "players": [{"name": "\ud800"}], "test": None}
     )

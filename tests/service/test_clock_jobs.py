@@ -19,7 +19,7 @@ from rq.registry import ScheduledJobRegistry
 from mayi_engine.state import loads
 from mayi_service.app import create_app
 from mayi_service.clock import Clock, job_id
-from mayi_service.tables import Tables
+from mayi_service.games import Games
 
 
 class Time:
@@ -32,11 +32,11 @@ class Time:
 
 @pytest.fixture
 def parts(settings, redis_client) -> Any:
-    """The app with clock jobs on, its Tables and Clock sharing a hand-moved time."""
+    """The app with clock jobs on, its Games and Clock sharing a hand-moved time."""
     app = create_app(replace(settings, schedule_clock_jobs=True))
     time = Time(1_900_000_000.0)
     svc = app.extensions["mayi"]
-    tables: Tables = svc.tables
+    tables: Games = svc.games
     tables.clock = time
     queue = Queue(settings.queue_name, connection=redis_client)
     clock = Clock(tables.repo, queue, now=time)

@@ -118,7 +118,7 @@ def assert_contiguous_log(base: str, redis_client: Any, prefix: str, game_id: st
 def count_commits(app: Any) -> Counter[str]:
     """Count the outcomes of the repository's commit script (instrumentation only: the
     commit still runs on the real Redis)."""
-    repo = app.extensions["mayi"].tables.repo
+    repo = app.extensions["mayi"].games.repo
     original = repo.commit
     outcomes: Counter[str] = Counter()
     lock = threading.Lock()

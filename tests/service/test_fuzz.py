@@ -112,6 +112,10 @@ class Target:
             headers.pop("Authorization", None)
         else:
             headers["Authorization"] = auth
+        # A generated If-Match (documented, so generated) names a version the table is
+        # rarely at, and the action gets 412: keep it one time in four.
+        if "If-Match" in headers and next(pick) % 4:
+            del headers["If-Match"]
         for name in ("If-Match", "Idempotency-Key", "Last-Event-ID"):
             if next(pick) % 4 == 0:
                 n = next(pick)
@@ -172,7 +176,8 @@ def target(redis_url: str) -> Iterator[Target]:
     app = create_app(settings)
     client = app.test_client()
     players = [{"name": "Ann"}, {"name": "Bob"}]
-    playing = _create(client, {"variant": "may_i", "seats": 2, "players": players})
+    # Seeded, so that which generated moves are legal (and so the depth check) is the same every run.
+    playing = _create(client, {"variant": "may_i", "seats": 2, "players": players, "test": {"seed": "a5" * 16}})
     waiting = _create(client, {"variant": "shanghai", "seats": 3, "players": [{"name": "Cy"}]})
     finished = _create(
         client,

@@ -27,7 +27,7 @@ class Time:
 def served(settings: Any) -> Any:
     app = create_app(settings)
     time = Time(1_900_000_000.0)
-    app.extensions["mayi"].tables.clock = time
+    app.extensions["mayi"].games.clock = time
     server = LiveServer(app)
     try:
         yield server.url, time

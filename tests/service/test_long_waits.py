@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import requests
-from gunicorn_served import GeventServer, gevent_server, new_game, pass_first_upcard
+from serving import Served, new_game, pass_first_upcard, ready_server
 
 from mayi_service.store import block_seconds, connect
 
@@ -29,9 +29,9 @@ SSE_MAX = 14
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GeventServer]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     env = {"MAYI_SSE_HEARTBEAT_SECONDS": str(HEARTBEAT), "MAYI_SSE_MAX_SECONDS": str(SSE_MAX)}
-    with gevent_server(tmp_path_factory.mktemp("long-waits"), env) as served:
+    with ready_server(tmp_path_factory.mktemp("long-waits"), env) as served:
         yield served
 
 
@@ -57,7 +57,7 @@ def test_block_durations_of_commands() -> None:
     assert block_seconds(("SET", "k", "v")) is None
 
 
-def test_long_poll_answered_by_an_event_at_second_7(server: GeventServer) -> None:
+def test_long_poll_answered_by_an_event_at_second_7(server: Served) -> None:
     game_id, tokens, last = new_game(server.url)
     answer: dict[str, Any] = {}
 
@@ -87,7 +87,7 @@ def test_long_poll_answered_by_an_event_at_second_7(server: GeventServer) -> Non
 
 
 @pytest.mark.slow
-def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: GeventServer) -> None:
+def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: Served) -> None:
     """An event at second 7 arrives on the stream, keep-alives keep coming (the second
     one at about second 12), and the server ends the stream at MAYI_SSE_MAX_SECONDS
     with a proper end of the chunked body (no error on the client)."""
@@ -162,10 +162,15 @@ from mayi_service.store import connect
 
 client = connect(sys.argv[1])
 key = sys.argv[2]
-# 300 greenlets block at once in XREAD for 6 s (past the 5 s default socket timeout).
-waits = [gevent.spawn(client.xread, {key: "0-0"}, block=6000) for _ in range(300)]
-gevent.sleep(1)
+# 300 greenlets block at once in XREAD (for up to 60 s).
+waits = [gevent.spawn(client.xread, {key: "0-0"}, block=60000) for _ in range(300)]
+# Wait (up to a minute, on a loaded machine) until every read holds its own connection.
+for _ in range(600):
+    gevent.sleep(0.1)
+    if len(client.connection_pool._connections) >= 300:
+        break
 in_use = len(client.connection_pool._connections)
+gevent.sleep(6)  # all of them wait past redis-py's 5 s default socket timeout
 client.xadd(key, {"e": "1"}, id="1-0")  # wakes every one of them
 gevent.joinall(waits, timeout=120, raise_error=True)
 woken = sum(1 for g in waits if g.successful() and g.value and g.value[0][1][0][0] == b"1-0")

@@ -101,7 +101,7 @@ def test_expired_tables_leave_the_listing(settings, redis_client) -> None:
     assert wait_until(lambda: client.get(f"/v1/games/{game_id}").status_code == 404, 60), "the table did not expire"
     assert _keys(redis_client, settings.key_prefix, game_id) == {}
     svc = app.extensions["mayi"]
-    Clock(svc.tables.repo, None).sweep(svc.tables)  # the sweeper of every worker does this now and then
+    Clock(svc.games.repo, None).sweep(svc.games)  # the sweeper of every worker does this now and then
     listed = client.get("/v1/games?status=waiting").get_json()
     assert (listed["total"] == 0 and listed["games"] == []) or listed.get("items") == []
     assert redis_client.zcard(f"{settings.key_prefix}:{{index}}:games:waiting:shanghai") == 0
@@ -116,7 +116,7 @@ def test_zero_keeps_games_for_ever(settings, redis_client) -> None:
 def test_pruning_looks_past_games_that_are_old_but_alive(retained, redis_client, settings) -> None:
     """Candidates are picked by creation time; one still alive does not hide expired ones."""
     app, client = retained
-    repo = app.extensions["mayi"].tables.repo
+    repo = app.extensions["mayi"].games.repo
     alive, gone = (client.post("/v1/games", json={"variant": "may_i", "seats": 3}).get_json()["game_id"] for _ in "ab")
     index = f"{settings.key_prefix}:{{index}}:games:waiting"
     redis_client.zadd(index, {alive: 1000.0, gone: 2000.0})  # both created long ago; alive listed first

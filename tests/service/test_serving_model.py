@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from gunicorn_served import gevent_server, new_game, pass_first_upcard
+from serving import new_game, pass_first_upcard, ready_server
 
 #: A generous cap for conditions that become true soon (CI is a loaded 2-core machine).
 PATIENCE = 120.0
@@ -80,7 +80,7 @@ def test_half_sent_requests_and_open_streams_do_not_freeze_the_server(tmp_path: 
     """40 half-sent uploads and 40 open event streams: /healthz and a game still answer
     (with a thread per connection, 32 half-sent requests froze the server for minutes)."""
     env = {"MAYI_MAX_STREAMS_PER_CLIENT": "100", "MAYI_RATE_LIMITS_ENABLED": "false"}
-    with gevent_server(tmp_path, env) as server:
+    with ready_server(tmp_path, env) as server:
         game_id, tokens, last = new_game(server.url)
         for _ in range(40):
             sockets.enter_context(closing(half_sent(server.port)))
@@ -109,7 +109,7 @@ def test_total_cap_on_waiting_clients_is_a_503_naming_it(tmp_path: Path, sockets
         "MAYI_SSE_HEARTBEAT_SECONDS": "1",
         "MAYI_RATE_LIMITS_ENABLED": "false",
     }
-    with gevent_server(tmp_path, env) as server:
+    with ready_server(tmp_path, env) as server:
         game_id, tokens, last = new_game(server.url)
         first = open_stream(server.port, game_id)
         sockets.enter_context(closing(open_stream(server.port, game_id, tokens[1])))
@@ -142,7 +142,7 @@ def test_total_cap_on_waiting_clients_is_a_503_naming_it(tmp_path: Path, sockets
 
 def test_per_client_caps_still_hold(tmp_path: Path, sockets: ExitStack) -> None:
     env = {"MAYI_MAX_STREAMS_PER_CLIENT": "2", "MAYI_RATE_LIMITS_ENABLED": "false"}
-    with gevent_server(tmp_path, env) as server:
+    with ready_server(tmp_path, env) as server:
         game_id, tokens, _ = new_game(server.url)
         for _ in range(2):
             sockets.enter_context(closing(open_stream(server.port, game_id, tokens[0])))
@@ -158,7 +158,7 @@ def test_per_client_caps_still_hold(tmp_path: Path, sockets: ExitStack) -> None:
 
 
 def test_gunicorn_own_errors_are_problem_json(tmp_path: Path) -> None:
-    with gevent_server(tmp_path, {}) as server:
+    with ready_server(tmp_path, {}) as server:
         cases = [
             (b"GET /v1/games/" + b"x" * 9000 + b" HTTP/1.1\r\nHost: a\r\n\r\n", 414, "uri_too_long", "4094"),
             (
@@ -188,7 +188,7 @@ def test_gunicorn_own_errors_are_problem_json(tmp_path: Path) -> None:
 
 
 def test_a_body_that_never_arrives_gets_408_and_is_closed(tmp_path: Path) -> None:
-    with gevent_server(tmp_path, {"MAYI_BODY_TIMEOUT_SECONDS": "2"}) as server:
+    with ready_server(tmp_path, {"MAYI_BODY_TIMEOUT_SECONDS": "2"}) as server:
         with closing(half_sent(server.port)) as sock:
             data = b""
             while True:  # the server answers, then closes the connection

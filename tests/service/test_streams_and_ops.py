@@ -129,7 +129,7 @@ def test_a_rounds_events_move_to_the_archive_when_it_ends(client, app, redis_cli
     table = dict(FINISHED_TABLE, test={"seed": "cd" * 16, "start_round": 6})
     created = client.post("/v1/games", json=table).get_json()
     game_id, tokens = created["game_id"], [s["token"] for s in created["seats"]]
-    repo = app.extensions["mayi"].tables.repo
+    repo = app.extensions["mayi"].games.repo
     for _ in range(200):  # play until round 7 starts (round 6 ends at its turn limit)
         view = client.get(f"/v1/games/{game_id}").get_json()
         if view["round"]["number"] == 7:

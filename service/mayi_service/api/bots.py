@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, current_app
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
+from .. import codec
 from .. import schemas as s
 from ..bots import Bots, is_bot_token, seat_digest
 from ..problems import ServiceError
@@ -41,28 +41,32 @@ class BotInSchema(s.StrictSchema):
 
 
 class BotCreatedSchema(Schema):
-    bot_id = fields.String()
-    name = fields.String()
-    token = fields.String(metadata={"description": "The bot's bearer token (mayi_bot_...), shown only once"})
+    bot_id = s._req(fields.String)
+    name = s._req(fields.String)
+    token = s._req(fields.String, metadata={"description": "The bot's bearer token (mayi_bot_...), shown only once"})
 
 
 class BotGameSchema(Schema):
-    game_id = fields.String()
-    seats = fields.List(fields.Integer())
+    game_id = s._req(fields.String)
+    seats = s._ints()
 
 
 class BotProfileSchema(Schema):
-    bot_id = fields.String()
-    name = fields.String()
-    created_at = fields.Float()
-    games = fields.List(
-        fields.Nested(BotGameSchema), metadata={"description": "The games it sits in that have not ended"}
+    bot_id = s._req(fields.String)
+    name = s._req(fields.String)
+    created_at = s._req(fields.Float)
+    games = s._req(
+        fields.List,
+        fields.Nested(BotGameSchema),
+        metadata={"description": "The games it sits in that have not ended"},
     )
 
 
 class BotTokenSchema(Schema):
-    bot_id = fields.String()
-    token = fields.String(metadata={"description": "The new bearer token, shown only once; the old one is void"})
+    bot_id = s._req(fields.String)
+    token = s._req(
+        fields.String, metadata={"description": "The new bearer token, shown only once; the old one is void"}
+    )
 
 
 class DecisionsQuerySchema(s.StrictSchema):
@@ -70,19 +74,22 @@ class DecisionsQuerySchema(s.StrictSchema):
 
 
 class DecisionSchema(Schema):
-    game_id = fields.String()
-    seat = fields.Integer()
-    version = fields.Integer(metadata={"description": "The game's version (send it as If-Match to be safe)"})
-    deadline = fields.Float(
-        allow_none=True, metadata={"description": "When the clock plays this decision (Unix seconds)"}
+    game_id = s._req(fields.String)
+    seat = s._req(fields.Integer)
+    version = s._req(fields.Integer, metadata={"description": "The game's version (send it as If-Match to be safe)"})
+    deadline = s._req(
+        fields.Float,
+        allow_none=True,
+        metadata={"description": "When the clock plays this decision (Unix seconds)"},
     )
-    view = fields.Nested(s.GameViewSchema, metadata={"description": "The seat's view, with its legal moves"})
+    view = s._req(s.Union, "GameView", metadata={"description": "The seat's view, with its legal moves"})
 
 
 class DecisionListSchema(Schema):
-    decisions = fields.List(fields.Nested(DecisionSchema))
-    games = fields.Integer(
-        metadata={"description": "Games the bot sits in that have not ended (0: nothing more will come until it sits)"}
+    decisions = s._req(fields.List, fields.Nested(DecisionSchema))
+    games = s._req(
+        fields.Integer,
+        metadata={"description": "Games the bot sits in that have not ended (0: nothing more will come until it sits)"},
     )
 
 
@@ -90,7 +97,8 @@ class DecisionListSchema(Schema):
 class BotAccounts(MethodView):
     @blp.arguments(BotInSchema, example={"name": "Dealer Dan"})
     @blp.response(201, BotCreatedSchema)
-    @document_errors(400, 413, 422, 429)
+    @blp.doc(operationId="registerBot")
+    @document_errors(400, 413, 422, 429, 503)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Register a bot
 
@@ -104,7 +112,8 @@ class BotAccounts(MethodView):
 @blp.route("/me")
 class Me(MethodView):
     @blp.response(200, BotProfileSchema)
-    @document_errors(401, 429)
+    @blp.doc(operationId="getMyBot")
+    @document_errors(401, 429, 503)
     def get(self) -> dict[str, Any]:
         """The bot's profile and current games"""
         registry = bots()
@@ -114,7 +123,8 @@ class Me(MethodView):
 @blp.route("/me/token")
 class Token(MethodView):
     @blp.response(200, BotTokenSchema)
-    @document_errors(401, 429)
+    @blp.doc(operationId="rotateBotToken")
+    @document_errors(401, 429, 503)
     def post(self) -> dict[str, Any]:
         """Rotate the bot's token
 
@@ -130,7 +140,8 @@ class Token(MethodView):
 class Decisions(MethodView):
     @blp.arguments(DecisionsQuerySchema, location="query")
     @blp.response(200, DecisionListSchema)
-    @document_errors(401, 422, 429)
+    @blp.doc(operationId="getDecisions")
+    @document_errors(401, 422, 429, 503)
     def get(self, query: dict[str, Any]) -> Response:
         """Decisions waiting for the bot, long-polling
 
@@ -151,5 +162,5 @@ class Decisions(MethodView):
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
                 found, games = registry.wait_decisions(bot_id, wait)
-        body = json.dumps({"decisions": found, "games": games}, separators=(",", ":"))
+        body = codec.dump_bytes({"decisions": found, "games": games})
         return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})

@@ -15,9 +15,9 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
+from ..games import Games
 from ..problems import CONTENT_TYPE, TITLES, ServiceError
 from ..schemas import ProblemSchema
-from ..tables import Tables
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,7 +31,12 @@ _ERROR_TEXT = {
     413: "The request body is too large",
     422: "The request is malformed, or the rules never allow it (names the rule and the cards)",
     429: "Rate limited: retry after Retry-After seconds",
+    503: "Busy, or the game store is not reachable: retry after Retry-After seconds "
+    "(an action may have been applied: retry with the same Idempotency-Key)",
 }
+
+#: Statuses whose problems carry a ``Retry-After`` header (409: only ``claims_open``).
+_RETRY_AFTER = (409, 429, 503)
 
 
 @dataclass
@@ -39,7 +44,7 @@ class Services:
     """What the views need, built once per app."""
 
     settings: Settings
-    tables: Tables
+    games: Games
     redis: Any
 
 
@@ -83,14 +88,17 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
                     413: "request_too_large",
                     422: "validation_error",
                     429: "rate_limited",
+                    503: "busy",
                 }[status],
             }
+            headers = {"Retry-After": {"$ref": "#/components/headers/RetryAfter"}} if status in _RETRY_AFTER else None
             func = _DOC.alt_response(
                 status,
                 schema=ProblemSchema,
                 content_type=CONTENT_TYPE,
                 description=_ERROR_TEXT[status],
                 example=example,
+                headers=headers,
             )(func)
         return func
 
@@ -160,6 +168,19 @@ class StrictParser(FlaskParser):
         "query": RAISE,
         "querystring": RAISE,
     }
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: One instance of each request schema class, reused (webargs would build one a request).
+        self._schemas: dict[type, Any] = {}
+
+    def _get_schema(self, argmap: Any, req: flask.Request) -> Any:
+        if isinstance(argmap, type):
+            found = self._schemas.get(argmap)
+            if found is None:
+                found = self._schemas[argmap] = super()._get_schema(argmap, req)
+            return found
+        return super()._get_schema(argmap, req)
 
     def _raw_load_json(self, req: flask.Request) -> Any:
         if not is_json_request(req):

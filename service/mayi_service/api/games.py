@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -14,33 +13,42 @@ from typing import Any
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
-from mayi_engine.cards import parse_card, parse_cards
-from mayi_engine.moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
+from mayi_engine import GameStatus, move_from_json
 
+from .. import codec
+from .. import games as model
 from .. import schemas as s
+from ..games import ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
-from ..tables import FINISHED, Tables, Viewer, token_hash
+from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
 #: What an action can answer besides 200 (400 and 413: a body that is not JSON, or too large).
-ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429)
+ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429, 503)
+
+#: Headers an action reads.
+ACTION_HEADERS = ["IfMatch", "IdempotencyKey"]
+
+#: The view, with its ETag.
+VIEW = s.union_ref("GameView")
+ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
 
 #: One Server-Sent Event of the event stream (as OpenAPI 3.2's ``itemSchema`` would say).
 SSE_EVENT = {
     "type": "object",
     "properties": {
         "id": {"type": "string", "description": "The event number (`seq`)"},
-        "event": {"type": "string", "description": "The event type"},
-        "data": {"type": "string", "description": "The event, as JSON"},
+        "event": {"type": "string", "enum": sorted(s.EVENT_TYPES), "description": "The event type"},
+        "data": {"type": "string", "description": "The event, as JSON: an `Event` (see components/schemas)"},
         "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
     },
 }
 
 
-def _tables() -> Tables:
-    return services().tables
+def _games() -> model.Games:
+    return services().games
 
 
 def _if_match(game_id: str) -> int | None:
@@ -79,10 +87,13 @@ def _idempotency_key() -> str | None:
     return key
 
 
-def _act(game_id: str, move: Move, body: dict[str, Any]) -> Response:
+def _act(game_id: str, move_type: str, body: dict[str, Any]) -> Response:
+    """Play the move of type ``move_type`` (as ``legal`` names it) whose fields are ``body``:
+    the engine's own JSON reader makes the move."""
+    move = move_from_json({**body, "type": move_type})
     key = _idempotency_key()
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest() if key else ""
-    view = _tables().act(
+    view = _games().act(
         game_id,
         bearer_token(),
         move,
@@ -99,9 +110,9 @@ def _etag(view: dict[str, Any]) -> str:
 
 
 def _with_etag(view: dict[str, Any]) -> Response:
-    # Views are JSON-ready already (the engine builds them); GameViewSchema documents
-    # them, and tests/service/test_view_schema.py holds them to it.
-    response = current_app.response_class(json.dumps(view, separators=(",", ":")), mimetype="application/json")
+    # Views are JSON-ready already (the engine builds them); the GameView schema documents
+    # them, and tests/service/test_responses_match_the_document.py holds them to it.
+    response = current_app.response_class(codec.dump_bytes(view), mimetype="application/json")
     response.headers["ETag"] = _etag(view)
     response.headers["Cache-Control"] = "no-cache"
     return response
@@ -119,7 +130,8 @@ class Games(MethodView):
         },
     )
     @blp.response(201, s.GameCreatedSchema)
-    @document_errors(400, 409, 413, 422, 429)
+    @blp.doc(operationId="createGame")
+    @document_errors(400, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Create a table
 
@@ -130,40 +142,40 @@ class Games(MethodView):
         open tables, waiting or playing, at once (409 `too_many_open_tables`).
         A table still waiting for players an hour after its last seat was taken expires.
         """
-        tables = _tables()
-        record, issued = tables.create(data, owner=request.remote_addr or "?")
-        view = tables.view(record, Viewer(None))
+        games = _games()
+        record, issued = games.create(data, owner=request.remote_addr or "?")
+        view = games.view(record, Viewer(None))
         return {"game_id": record.id, "seats": issued, "game": view}
 
     @blp.arguments(s.ListGamesQuerySchema, location="query")
     @blp.response(200, s.GameListSchema)
-    @document_errors(422, 429)
+    @blp.doc(operationId="listGames")
+    @document_errors(422, 429, 503)
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """List tables
 
         Newest first, filtered by `status` and `variant`, a page at a time.
         """
-        return _tables().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
+        return _games().list_games(query.get("status"), query.get("variant"), query["page"], query["page_size"])
 
 
-@blp.route("/<string:game_id>")
+@blp.route("/<string:game_id>", parameters=["IfNoneMatch"])
 class Game(MethodView):
-    @blp.response(
-        200,
-        s.GameViewSchema,
-        headers={"ETag": {"description": "Changes when the view may change", "schema": {"type": "string"}}},
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.alt_response(
+        304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`", headers=ETAG
     )
-    @blp.alt_response(304, description="Not modified: the view still has the `ETag` sent in `If-None-Match`")
-    @document_errors(401, 403, 404, 429)
+    @blp.doc(operationId="getGame")
+    @document_errors(401, 403, 404, 429, 503)
     def get(self, game_id: str) -> Response:
         """The caller's view of a game
 
         With a seat token: the seat's hand and its legal moves. Without: the
         public view. Honors `If-None-Match`.
         """
-        tables = _tables()
-        record, viewer = tables.load_as(game_id, bearer_token())
-        view = tables.view(record, viewer)
+        games = _games()
+        record, viewer = games.load_as(game_id, bearer_token())
+        view = games.view(record, viewer)
         etag = _etag(view)
         if request.headers.get("If-None-Match") == etag:
             response = current_app.response_class(status=304)
@@ -176,7 +188,8 @@ class Game(MethodView):
 class Seats(MethodView):
     @blp.arguments(s.SeatInSchema, example={"name": "Dee"})
     @blp.response(201, s.SeatTakenSchema)
-    @document_errors(400, 401, 404, 409, 413, 422, 429)
+    @blp.doc(operationId="takeSeat")
+    @document_errors(400, 401, 404, 409, 413, 422, 429, 503)
     def post(self, data: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Take an open seat
 
@@ -186,24 +199,25 @@ class Seats(MethodView):
         answer's `token` is it); a bot holds at most one seat per game (409
         `bot_already_seated`).
         """
-        tables = _tables()
+        games = _games()
         # -- bot platform hook: a bot token takes the seat for its bot (mayi_service.bots) --
         from .bots import seat_for_bot
 
         bot_seat = seat_for_bot(game_id, bearer_token())
         if bot_seat is not None:
             bot_id, digest, token = bot_seat
-            record, seat, _ = tables.take_seat(game_id, data["name"], data.get("seat"), digest)
+            record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest)
             current_app.extensions["mayi_bots"].took_seat(bot_id, game_id, seat)
-            return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
-        record, seat, token = tables.take_seat(game_id, data["name"], data.get("seat"))
-        return {"seat": seat, "token": token, "game": tables.view(record, Viewer(seat))}
+            return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
+        record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
+        return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
 
 
-@blp.route("/<string:game_id>/turn/draw")
+@blp.route("/<string:game_id>/turn/draw", parameters=ACTION_HEADERS)
 class Draw(MethodView):
     @blp.arguments(s.DrawInSchema, example={"source": "stock"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="drawCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Draw from the stock or take the discard
@@ -211,24 +225,25 @@ class Draw(MethodView):
         The stock draw waits until every eligible seat has answered the upcard
         or the claim window has closed (`claims_open`, with `retry_after`).
         """
-        move = DrawStock() if data["source"] == "stock" else TakeDiscard()
-        return _act(game_id, move, data)
+        return _act(game_id, "draw", data)
 
 
-@blp.route("/<string:game_id>/turn/discard")
+@blp.route("/<string:game_id>/turn/discard", parameters=ACTION_HEADERS)
 class DiscardCard(MethodView):
     @blp.arguments(s.DiscardInSchema, example={"card": "QS"})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="discardCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Discard a card, ending the turn"""
-        return _act(game_id, Discard(parse_card(data["card"])), data)
+        return _act(game_id, "discard", data)
 
 
-@blp.route("/<string:game_id>/claims")
+@blp.route("/<string:game_id>/claims", parameters=ACTION_HEADERS)
 class Claims(MethodView):
     @blp.arguments(s.ClaimInSchema, example={"claim": True})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="claimUpcard")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Claim (May I / buy) or pass the upcard
@@ -236,20 +251,14 @@ class Claims(MethodView):
         Also answers the May I first-upcard offer. Priority, not arrival order,
         decides who gets a claimed card.
         """
-        return _act(game_id, Claim() if data["claim"] else Pass(), data)
+        return _act(game_id, "claim", data)
 
 
-def _parts(items: list[dict[str, Any]]) -> tuple[LayOffPart, ...]:
-    return tuple(
-        LayOffPart(item["meld"], parse_cards(item["cards"], f"lay_offs[{i}].cards"), item.get("joker_to"))
-        for i, item in enumerate(items)
-    )
-
-
-@blp.route("/<string:game_id>/melds")
+@blp.route("/<string:game_id>/melds", parameters=ACTION_HEADERS)
 class Melds(MethodView):
     @blp.arguments(s.MeldsInSchema, example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="goDown")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Go down
@@ -258,14 +267,14 @@ class Melds(MethodView):
         the card it stands for goes. Optional lay-offs in the same request
         (where the variant allows them on the go-down turn), all or nothing.
         """
-        melds = tuple(parse_cards(m, f"melds[{i}]") for i, m in enumerate(data["melds"]))
-        return _act(game_id, GoDown(melds, _parts(data.get("lay_offs") or [])), data)
+        return _act(game_id, "go_down", data)
 
 
-@blp.route("/<string:game_id>/lay-offs")
+@blp.route("/<string:game_id>/lay-offs", parameters=ACTION_HEADERS)
 class LayOffs(MethodView):
     @blp.arguments(s.LayOffsInSchema, example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
-    @blp.response(200, s.GameViewSchema)
+    @blp.response(200, VIEW, headers=ETAG)
+    @blp.doc(operationId="layOff")
     @document_errors(*ACTION_ERRORS)
     def post(self, data: dict[str, Any], game_id: str) -> Response:
         """Lay off cards on melds on the table
@@ -273,35 +282,37 @@ class LayOffs(MethodView):
         All or nothing. `joker_to` says where a joker goes (a joker laid off on
         a run, or one displaced by the card it stood for).
         """
-        return _act(game_id, LayOff(_parts(data["lay_offs"])), data)
+        return _act(game_id, "lay_off", data)
 
 
 @blp.route("/<string:game_id>/events")
 class Events(MethodView):
     @blp.arguments(s.EventsQuerySchema, location="query")
     @blp.response(200, s.EventListSchema)
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="getEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, query: dict[str, Any], game_id: str) -> dict[str, Any]:
         """Events after a number, long-polling
 
-        Returns the events after `after` that the caller may see; if there are
-        none, waits up to `wait` seconds (at most 60) for the next.
+        Returns the events after `after` that the caller may see, at most 1,000
+        (ask again with `after=last` for more); if there are none, waits up to
+        `wait` seconds (at most 60) for the next.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        viewer = tables.viewer(game_id, token)
+        viewer = games.viewer(game_id, token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
         if wait <= 0:
-            events = tables.events(game_id, viewer, query["after"], 0)
+            events = games.events(game_id, viewer, query["after"], 0)
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                events = tables.events(game_id, viewer, query["after"], wait)
+                events = games.events(game_id, viewer, query["after"], wait)
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
 
-@blp.route("/<string:game_id>/events/stream")
+@blp.route("/<string:game_id>/events/stream", parameters=["LastEventID", "After"])
 class EventStream(MethodView):
     @blp.response(
         200,
@@ -310,7 +321,8 @@ class EventStream(MethodView):
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )
     @blp.alt_response(204, description="The game is over and every event after Last-Event-ID was sent: stop")
-    @document_errors(401, 403, 404, 422, 429)
+    @blp.doc(operationId="streamEvents")
+    @document_errors(401, 403, 404, 422, 429, 503)
     def get(self, game_id: str) -> Response:
         """Events as Server-Sent Events
 
@@ -318,13 +330,16 @@ class EventStream(MethodView):
         closes the stream after a few minutes; clients reconnect with
         `Last-Event-ID`.
         """
-        tables = _tables()
+        games = _games()
         token = bearer_token()
-        record, viewer = tables.load_as(game_id, token)
-        raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "0"
+        record, viewer = games.load_as(game_id, token)
+        after = request.args.get("after")
+        if after is not None and not _is_number(after):
+            raise ServiceError(422, "validation_error", "after: give the number of the last event you saw")
+        raw = request.headers.get("Last-Event-ID") or after or "0"
         if not _is_number(raw):
             raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
-        if record.status == FINISHED and record.seq <= int(raw):
+        if record.status == GameStatus.FINISHED and record.seq <= int(raw):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
         settings = services().settings
@@ -333,7 +348,7 @@ class EventStream(MethodView):
             _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
         )
         try:
-            events = _sse(tables, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
             response = Response(
                 stream_with_context(events),
                 mimetype="text/event-stream",
@@ -363,62 +378,31 @@ STREAMS = _Kind(
 WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
-class _ProcessWaits:
-    """Event streams and waiting long-polls open in this process, all clients together.
-
-    Under gevent each costs a socket, a greenlet and some memory, not a thread;
-    this cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
-    process's memory and file descriptors, bounded.
-    """
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.lock = threading.Lock()
-
-    def take(self, limit: int) -> bool:
-        with self.lock:
-            if self.count >= limit:
-                return False
-            self.count += 1
-            return True
-
-    def give(self) -> None:
-        with self.lock:
-            self.count -= 1
-
-
 @contextmanager
 def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
-    process: _ProcessWaits = current_app.extensions.setdefault("mayi_process_waits", _ProcessWaits())
-    if not process.take(settings.max_waiting_per_process):
+    try:
+        with _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process):
+            yield
+    except ProcessSlotsFull as exc:
         raise ServiceError(
             503,
             "server_busy",
-            f"This server process already holds {settings.max_waiting_per_process} event streams and waiting "
+            f"This server process already holds {exc.limit} event streams and waiting "
             "long-polls, its limit (MAYI_MAX_WAITING_PER_PROCESS); retry after Retry-After seconds, "
             "or read the events without waiting (wait=0)",
             {"Retry-After": "5"},
-        )
-    try:
-        repo = _tables().repo
-        slot = repo.open_stream(client, per_client, seconds)
-        if slot is None:
-            raise ServiceError(
-                429,
-                "rate_limited",
-                f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
-                f"the limit {kind.setting}{kind.advice}",
-                {"Retry-After": kind.retry_after},
-            )
-        try:
-            yield
-        finally:
-            repo.close_stream(slot)
-    finally:
-        process.give()
+        ) from exc
+    except StreamSlotsFull as exc:
+        raise ServiceError(
+            429,
+            "rate_limited",
+            f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
+            f"the limit {kind.setting}{kind.advice}",
+            {"Retry-After": kind.retry_after},
+        ) from exc
 
 
 def _client_key(token: str | None) -> str:
@@ -426,17 +410,17 @@ def _client_key(token: str | None) -> str:
 
 
 def _sse(
-    tables: Tables, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
+    games: model.Games, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
 ) -> Iterator[str]:
     end = time.monotonic() + max_seconds
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         wait = max(0.05, min(heartbeat, end - time.monotonic()))
-        found = tables.events(game_id, viewer, after, wait)
+        found = games.events(game_id, viewer, after, wait)
         if not found:
-            if tables.load(game_id).status == FINISHED:
+            if games.load(game_id).status == GameStatus.FINISHED:
                 # The last events may have moved to the archive while we waited: read once more.
-                found = tables.events(game_id, viewer, after, 0)
+                found = games.events(game_id, viewer, after, 0)
                 if not found:
                     return  # the game is over and every event has been sent
             else:
@@ -444,20 +428,21 @@ def _sse(
                 continue
         for event in found:
             after = event["seq"]
-            yield f"id: {after}\nevent: {event['type']}\ndata: {json.dumps(event, separators=(',', ':'))}\n\n"
+            yield f"id: {after}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
 
 
 @blp.route("/<string:game_id>/replay")
 class Replay(MethodView):
     @blp.response(200, s.ReplaySchema)
-    @document_errors(404, 409, 429)
+    @blp.doc(operationId="getReplay")
+    @document_errors(404, 409, 429, 503)
     def get(self, game_id: str) -> dict[str, Any]:
         """The whole game, after it ends
 
         Every event with every private detail (each dealt hand, each card drawn),
         and the seed of the shuffles.
         """
-        return _tables().replay(game_id)
+        return _games().replay(game_id)
 
 
 __all__ = ["CONTENT_TYPE", "blp"]

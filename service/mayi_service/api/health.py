@@ -11,6 +11,8 @@ from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 
+from mayi_engine import GameStatus
+
 from .. import schemas as s
 from ..problems import ServiceError
 from .common import StrictBlueprint, document_errors, services
@@ -31,10 +33,11 @@ ACTIONS = Counter("mayi_actions_total", "Game actions applied", ["action", "outc
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
     @blp.alt_response(503, schema=s.HealthSchema, description="Redis is not reachable")
+    @blp.doc(operationId="getHealth")
     def get(self) -> Any:
         """Liveness and Redis reachability"""
         try:
-            ok = services().tables.repo.ping()
+            ok = services().games.repo.ping()
         except Exception:
             ok = False
         body = {"status": "ok" if ok else "unavailable", "redis": ok}
@@ -44,6 +47,7 @@ class Health(MethodView):
 @blp.route("/metrics")
 class Metrics(MethodView):
     @blp.response(200, {"type": "string"}, content_type=CONTENT_TYPE_LATEST, description="Prometheus text format")
+    @blp.doc(operationId="getMetrics")
     @document_errors(401)
     def get(self) -> Response:
         """Metrics in Prometheus format
@@ -71,8 +75,8 @@ class _StoreCollector:
     def collect(self) -> Any:
         svc = services()
         games = GaugeMetricFamily("mayi_games", "Games by status", labels=["status"])
-        for status in ("waiting", "playing", "finished"):
-            games.add_metric([status], svc.tables.repo.count(status))
+        for status in GameStatus:
+            games.add_metric([status], svc.games.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
         depth.add_metric([], svc.redis.llen(f"rq:queue:{svc.settings.queue_name}"))

@@ -1,4 +1,4 @@
-"""Tables: creating games, seating players, and applying moves through Redis.
+"""Games: creating them, seating players, and applying moves through Redis.
 
 This module joins the engine and the repository; the HTTP views only parse,
 call one function here, and render. Nothing is kept in process memory: every
@@ -8,29 +8,37 @@ call loads the game from Redis, and every change is one atomic commit.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import secrets
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
 
 import mayi_engine as engine
 from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
 from mayi_engine.rules import Rules, get_rules
-from mayi_engine.state import State, dumps, loads
+from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
 
+from . import codec
 from .problems import ServiceError, from_engine
-from .repository import GAME_GONE, IDEMPOTENT_REPLAY, VERSION_CONFLICT, Change, GameRecord, GameRepository
+from .repository import (
+    Change,
+    GameGone,
+    GameRecord,
+    GameRepository,
+    StreamSlotsFull,
+    TableMeta,
+    VersionConflict,
+)
 
 MAX_ATTEMPTS = 100
 TOKEN_BYTES = 32
-WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
-STATUSES = (WAITING, PLAYING, FINISHED)
 
 
 def new_token(kind: str = "seat") -> str:
@@ -43,7 +51,23 @@ def token_hash(token: str) -> str:
 
 
 def _json(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"))
+    return codec.dump(data)
+
+
+T = TypeVar("T")
+
+
+@dataclass
+class Update(Generic[T]):
+    """What one attempt of :meth:`Games.update` decided: the change to commit over the
+    record it read, the record that makes, what to answer once committed (``result``),
+    and an error to raise once committed (``error``: a move refused after the timeouts
+    that were due, which are kept)."""
+
+    change: Change
+    after: GameRecord
+    result: T
+    error: Exception | None = field(default=None)
 
 
 @dataclass
@@ -53,8 +77,8 @@ class Viewer:
     seat: int | None
 
 
-class Tables:
-    """The table operations of the API, over one :class:`GameRepository`."""
+class Games:
+    """The game operations of the API (``/v1/games``), over one :class:`GameRepository`."""
 
     def __init__(
         self,
@@ -65,6 +89,8 @@ class Tables:
         self.repo = repo
         self.clock = clock
         self.on_commit = on_commit
+        #: Event streams and waiting long-polls open in this process (see :meth:`waiting_slot`).
+        self.process_slots = ProcessSlots()
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
         # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
@@ -72,6 +98,8 @@ class Tables:
         self.token_digest: Callable[[str], str] = token_hash
         #: Called after every successful commit of a game (wakes the bots seated there).
         self.after_commit: Callable[[GameRecord], None] | None = None
+        #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
+        self.bots: Any = None
 
     # -- creating and seating ---------------------------------------------
     def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
@@ -95,34 +123,33 @@ class Tables:
         if len(players) > seats:
             raise ServiceError(422, "validation_error", f"players: {len(players)} players for {seats} seats")
         test = data.get("test")
-        meta: dict[str, Any] = {
-            "variant": variant,
-            "options": options,
-            "seats": seats,
-            "names": [None] * seats,
-            "rated": test is None,
-            "created_at": self.clock(),
-        }
-        if test is not None:
-            meta["test"] = _check_test(test, rules)
-            if len(players) < seats:
-                # Refuse stacks the decks cannot hold now, not when the last seat is taken.
-                self._start(dict(meta, names=[n or f"seat {i}" for i, n in enumerate(meta["names"])]), self.clock())
+        meta = TableMeta(
+            variant=variant,
+            options=options,
+            seats=seats,
+            names=(None,) * seats,
+            rated=test is None,
+            created_at=self.clock(),
+            test=None if test is None else _check_test(test, rules),
+        )
+        if test is not None and len(players) < seats:
+            # Refuse stacks the decks cannot hold now, not when the last seat is taken.
+            self._start(replace(meta, names=tuple(f"seat {i}" for i in range(seats))), self.clock())
         tokens: dict[str, int] = {}
         issued = []
         for seat, player in enumerate(players):
             token = new_token()
             tokens[token_hash(token)] = seat
-            meta["names"][seat] = player["name"]
+            meta = meta.seated(seat, player["name"])
             issued.append({"seat": seat, "name": player["name"], "token": token})
         game_id = secrets.token_urlsafe(9)
-        record = GameRecord(game_id, 1, 0, WAITING, meta, None)
+        record = GameRecord(game_id, 1, 0, GameStatus.WAITING, meta, None)
         events: list[tuple[int, str]] = []
         now = self.clock()
-        if all(meta["names"]):
+        if meta.full:
             state, engine_events = self._start(meta, now)
-            record.state = dumps(state)
-            record.status = PLAYING
+            record.state = codec.dump_state(state)
+            record.status = GameStatus.PLAYING
             record.deadline = engine.deadline(state)
             events = self._stamp(engine_events, 0, now)
             record.seq = len(events)
@@ -136,24 +163,24 @@ class Tables:
                 "filled expires",
                 limit=limit,
             )
-        self.repo.create(record, tokens, events, meta["created_at"])
+        self.repo.create(record, tokens, events, meta.created_at)
         if self.after_commit is not None:  # bot platform hook
             self.after_commit(record)
-        if record.status == PLAYING and self.on_commit is not None:
+        if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
                 self.on_commit(record, at)
         return record, issued
 
-    def _start(self, meta: dict[str, Any], now: float) -> tuple[State, list[dict[str, Any]]]:
-        rules = get_rules(meta["variant"], meta["options"])
-        test = meta.get("test") or {}
+    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[dict[str, Any]]]:
+        rules = get_rules(meta.variant, meta.options)
+        test = meta.test or {}
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
         stacked = test.get("stacked_decks")
         stacks = [None if s is None else [parse_card(c) for c in s] for s in stacked] if stacked else None
         # A name with a lone surrogate (refused since; a table may hold one from before) cannot be
         # stored as UTF-8 in the game state: it would jam the table for good. Deal with it as "?".
-        names = [n.encode("utf-8", "replace").decode() for n in meta["names"]]
+        names = [(n or "").encode("utf-8", "replace").decode() for n in meta.names]
         try:
             return engine.start_game(
                 rules, names, seed, now=now, stacked=stacks, start_round=test.get("start_round", 1)
@@ -167,10 +194,10 @@ class Tables:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
 
         ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then."""
-        for _ in range(MAX_ATTEMPTS):
-            record = self.load(game_id)
-            names = record.meta["names"]
-            if record.status != WAITING:
+
+        def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
+            names = record.meta.names
+            if record.status != GameStatus.WAITING:
                 raise ServiceError(409, "game_started", f"Game {game_id} has no open seat: it has started")
             if seat is None:
                 chosen = names.index(None)
@@ -180,29 +207,74 @@ class Tables:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = dict(record.meta, names=[name if i == chosen else n for i, n in enumerate(names)])
+            meta = record.meta.seated(chosen, name)
             token = "" if digest else new_token()
-            change = Change(fields={"meta": _json(meta)}, tokens={digest or token_hash(token): chosen})
-            now = self.clock()
-            updated = GameRecord(game_id, record.version + 1, record.seq, WAITING, meta, None)
-            if all(meta["names"]):
+            change = Change(fields={"meta": meta.to_json()}, tokens={digest or token_hash(token): chosen})
+            updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
+            if meta.full:
                 state, events = self._start(meta, now)
                 started, updated = self._state_change(record, state, events, now, meta)
                 change.fields.update(started.fields)
                 change.events, change.clock = started.events, started.clock
-            result = self._commit(record, change, updated, now)
-            if result == VERSION_CONFLICT:
+            return Update(change, updated, (updated, chosen, token))
+
+        return self.update(game_id, step)
+
+    # -- the one path of every change to a game -------------------------------
+    def update(
+        self, game_id: str, step: Callable[[GameRecord, float], Update[T] | None], first: GameRecord | None = None
+    ) -> T | None:
+        """Load the game, let ``step`` decide the change, commit it with a version check,
+        and keep the indexes, the archive, the clock and the retention TTLs in step;
+        on a lost race, do it all again from a fresh load.
+
+        Every change to an existing game goes through here: seats (:meth:`take_seat`),
+        actions (:meth:`act`) and the clock (:meth:`run_clock`). ``step`` raises to refuse
+        (nothing is written) or returns ``None`` when there is nothing to commit (the
+        answer is then ``None``). ``first``: the record already read for the first attempt.
+        Raises :class:`GameGone` when the game does not exist, and ``503 busy`` after
+        :data:`MAX_ATTEMPTS` lost races.
+        """
+        record = first
+        for _ in range(MAX_ATTEMPTS):
+            if record is None:
+                record = self.load(game_id)
+            now = self.clock()
+            planned = step(record, now)
+            if planned is None:
+                return None
+            try:
+                self._commit(record, planned.change, planned.after, now)
+            except VersionConflict:
+                record = None
                 continue
-            if result == GAME_GONE:
-                raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            return updated, chosen, token
+            if planned.error is not None:
+                raise planned.error
+            return planned.result
         raise _busy()
+
+    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> None:
+        """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step."""
+        if before.status != after.status or after.status == GameStatus.WAITING:
+            change.expire = self.repo.ttl_for(after.status)  # retention follows the status
+        _, clock_at = self.repo.commit(before.id, before.version, change, now)
+        if before.status != after.status:
+            self.repo.index(after, before.status)
+        if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
+            self.repo.archive_events(after.id, final=True)
+        elif change.round_ended:
+            self.repo.archive_events(after.id, final=False)
+        if clock_at and self.on_commit is not None:
+            self.on_commit(after, clock_at)
+        if self.after_commit is not None:  # bot platform hook
+            self.after_commit(after)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
+        """The game; :class:`GameGone` if there is none."""
         record = self.repo.load(game_id)
         if record is None:
-            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            raise GameGone(game_id)
         return record
 
     def viewer(self, game_id: str, token: str | None, *, required: bool = False) -> Viewer:
@@ -227,7 +299,7 @@ class Tables:
         digest = self.token_digest(token)  # bot platform hook (a token hash unless a bot's)
         record, seat = self.repo.load_with_seat(game_id, digest)
         if record is None:
-            raise ServiceError(404, "not_found", f"There is no game {game_id}")
+            raise GameGone(game_id)
         if seat is None:
             raise ServiceError(403, "forbidden", f"This token holds no seat at game {game_id}")
         return record, Viewer(seat)
@@ -241,18 +313,18 @@ class Tables:
             "id": record.id,
             "version": record.version,
             "status": record.status,
-            "variant": meta["variant"],
-            "options": meta["options"],
-            "rated": meta["rated"],
-            "created_at": meta["created_at"],
+            "variant": meta.variant,
+            "options": meta.options,
+            "rated": meta.rated,
+            "created_at": meta.created_at,
             "last_event": record.seq,
         }
         if record.state is None:
-            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta["names"])]
+            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta.names)]
             base["seat"] = viewer.seat
             return base
         if state is None:
-            state = loads(record.state)
+            state = codec.load_state(record.state)
         view = player_view(state, viewer.seat, self.clock() if now is None else now)
         view.update(base)
         return view
@@ -271,19 +343,19 @@ class Tables:
         """Apply ``move`` for the token's seat; return the seat's new view."""
         record, viewer = self.load_as(game_id, token, required=True)
         seat = viewer.seat
+        assert seat is not None  # (a seat token is required)
         idem_digest = None
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
-        for attempt in range(MAX_ATTEMPTS):
-            if attempt:
-                record = self.load(game_id)
+
+        def step(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if idem_digest is not None:
                 # Looked up after loading the game: the record is committed with the version,
                 # so a first request that won before the load is found here, and one that wins
                 # after it makes this attempt's commit fail and the next attempt find it.
                 replay = self._replay_idempotent(game_id, idem_digest, body_digest)
                 if replay is not None:
-                    return replay
+                    raise _Replayed(replay)
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -293,28 +365,30 @@ class Tables:
                 )
             if record.state is None:
                 raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
-            now = self.clock()
             # The seat is acting: it is present again before anything is played for it.
-            state, events = engine.seat_returns(loads(record.state), seat)
+            state, events = engine.seat_returns(codec.load_state(record.state), seat)
             state, due = self._due_timeouts(state, now)
             events += due
             try:
                 new_state, more = engine.play(state, seat, move, now)
             except MayIError as exc:
-                if events:  # keep the timeouts that were due (and the return), then report the error
-                    self._commit_state(record, state, events, now)
-                raise from_engine(exc) from exc
+                if not events:
+                    raise from_engine(exc) from exc
+                # Keep the timeouts that were due (and the return), then report the error.
+                change, updated = self._state_change(record, state, events, now)
+                return Update(change, updated, {}, error=from_engine(exc))
             change, updated = self._state_change(record, new_state, events + more, now)
             body = self.view(updated, viewer, now, new_state)
             if idem_digest is not None:
                 change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
-            result = self._commit(record, change, updated, now)
-            if result in (VERSION_CONFLICT, IDEMPOTENT_REPLAY):
-                continue
-            if result == GAME_GONE:
-                raise ServiceError(404, "not_found", f"There is no game {game_id}")
-            return body
-        raise _busy()
+            return Update(change, updated, body)
+
+        try:
+            result = self.update(game_id, step, first=record)
+        except _Replayed as replayed:
+            return replayed.body
+        assert result is not None
+        return result
 
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)
@@ -340,21 +414,20 @@ class Tables:
 
     def run_clock(self, game_id: str) -> bool:
         """Play every decision of ``game_id`` whose deadline has passed. True if anything moved."""
-        for _ in range(MAX_ATTEMPTS):
-            record = self.repo.load(game_id)
-            if record is None or record.state is None or record.status != PLAYING:
-                return False
-            now = self.clock()
-            state, events = self._due_timeouts(loads(record.state), now)
-            if not events:
-                return False
-            if self._commit_state(record, state, events, now):
-                return True
-        return False
 
-    def _commit_state(self, record: GameRecord, state: State, events: list[dict[str, Any]], now: float) -> bool:
-        change, updated = self._state_change(record, state, events, now)
-        return self._commit(record, change, updated, now) >= 0
+        def step(record: GameRecord, now: float) -> Update[bool] | None:
+            if record.state is None or record.status != GameStatus.PLAYING:
+                return None
+            state, events = self._due_timeouts(codec.load_state(record.state), now)
+            if not events:
+                return None
+            change, updated = self._state_change(record, state, events, now)
+            return Update(change, updated, True)
+
+        try:
+            return bool(self.update(game_id, step))
+        except (GameGone, ServiceError):  # gone, or too busy: the next job or the sweeper tries again
+            return False
 
     def _state_change(
         self,
@@ -362,13 +435,13 @@ class Tables:
         state: State,
         events: list[dict[str, Any]],
         now: float,
-        meta: dict[str, Any] | None = None,
+        meta: TableMeta | None = None,
     ) -> tuple[Change, GameRecord]:
         """What committing ``state`` after ``record`` writes, and the record it makes."""
         due = engine.deadline(state)
         seq = record.seq + len(events)
         game_status = status(state)
-        text = dumps(state)
+        text = codec.dump_state(state)
         change = Change(
             fields={
                 "state": text,
@@ -377,32 +450,13 @@ class Tables:
                 "deadline": "" if due is None else repr(due),
             },
             events=self._stamp(events, record.seq, now),
-            clock=None if due is None or game_status != PLAYING else math.ceil(due),
+            clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
             round_ended=any(e["type"] == "round_ended" for e in events),
         )
         updated = GameRecord(
             record.id, record.version + 1, seq, game_status, meta or record.meta, text, due, record.clock_at
         )
         return change, updated
-
-    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> int:
-        """Commit ``change`` over ``before``; on success keep the indexes and the clock in step."""
-        if before.status != after.status or after.status == WAITING:
-            change.expire = self.repo.ttl_for(after.status)  # retention follows the status
-        result, clock_at = self.repo.commit(before.id, before.version, change, now)
-        if result < 0:
-            return result
-        if before.status != after.status:
-            self.repo.index(after, before.status)
-        if after.status == FINISHED and before.status != FINISHED:
-            self.repo.archive_events(after.id, final=True)
-        elif change.round_ended:
-            self.repo.archive_events(after.id, final=False)
-        if clock_at and self.on_commit is not None:
-            self.on_commit(after, clock_at)
-        if self.after_commit is not None:  # bot platform hook
-            self.after_commit(after)
-        return result
 
     @staticmethod
     def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
@@ -414,17 +468,17 @@ class Tables:
 
     def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:
         """One page of tables, newest first, filtered by status and variant."""
-        statuses = [status] if status else list(STATUSES)
+        statuses = [status] if status else list(GameStatus)
         ids, total = self.repo.list_ids(statuses, variant, (page - 1) * size, size)
         games = [
             {
                 "id": r.id,
-                "variant": r.meta["variant"],
+                "variant": r.meta.variant,
                 "status": r.status,
-                "seats": r.meta["seats"],
-                "names": r.meta["names"],
-                "rated": r.meta["rated"],
-                "created_at": r.meta["created_at"],
+                "seats": r.meta.seats,
+                "names": list(r.meta.names),
+                "rated": r.meta.rated,
+                "created_at": r.meta.created_at,
                 "version": r.version,
             }
             for r in self.repo.load_many(ids)
@@ -437,25 +491,85 @@ class Tables:
         found = self.repo.events_after(game_id, after)
         if not found:
             record = self.load(game_id)  # 404 for a game that does not exist
-            if wait > 0 and record.status != FINISHED:
+            if wait > 0 and record.status != GameStatus.FINISHED:
                 found = self.repo.wait_events(game_id, after, int(wait * 1000))
         return [visible(e, viewer.seat) for e in found]
 
     def replay(self, game_id: str) -> dict[str, Any]:
         record = self.load(game_id)
-        if record.status != FINISHED or record.state is None:
+        if record.status != GameStatus.FINISHED or record.state is None:
             raise ServiceError(409, "game_not_finished", f"Game {game_id} is not over: the replay opens when it ends")
-        state = loads(record.state)
+        state = codec.load_state(record.state)
         events = self.repo.events_after(game_id, 0, count=1_000_000)
         return {
             "id": game_id,
-            "variant": record.meta["variant"],
-            "options": record.meta["options"],
-            "names": record.meta["names"],
+            "variant": record.meta.variant,
+            "options": record.meta.options,
+            "names": list(record.meta.names),
             "seed": state.seed.hex(),
             "totals": list(state.totals),
             "events": events,
         }
+
+    @contextmanager
+    def waiting_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> Iterator[None]:
+        """Hold, while the body runs, one of this process's ``process_limit`` slots for event
+        streams and waiting long-polls (:class:`ProcessSlotsFull` when all are held) and one
+        of ``client``'s ``limit`` (counted in Redis, so across every process;
+        :class:`StreamSlotsFull` when it holds ``limit`` already). A client's count expires
+        on its own ``seconds`` (and a minute) on, should a process die holding it."""
+        if not self.process_slots.take(process_limit):
+            raise ProcessSlotsFull(process_limit)
+        try:
+            slot = self.repo.open_stream(client, limit, seconds)
+            if slot is None:
+                raise StreamSlotsFull(client, limit)
+            try:
+                yield
+            finally:
+                self.repo.close_stream(slot)
+        finally:
+            self.process_slots.give()
+
+
+class ProcessSlots:
+    """Event streams and waiting long-polls open in this process, all clients together.
+
+    Under gevent each costs a socket, a greenlet and some memory, not a thread;
+    a cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
+    process's memory and file descriptors, bounded.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+    def take(self, limit: int) -> bool:
+        with self.lock:
+            if self.count >= limit:
+                return False
+            self.count += 1
+            return True
+
+    def give(self) -> None:
+        with self.lock:
+            self.count -= 1
+
+
+class ProcessSlotsFull(Exception):
+    """This process holds as many event streams and waiting long-polls as it may."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"this process holds {limit} waiting requests already")
+        self.limit = limit
+
+
+class _Replayed(Exception):
+    """The first answer to an Idempotency-Key, found by :meth:`Games.act`: answered again."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        super().__init__("idempotent replay")
+        self.body = body
 
 
 def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
