@@ -452,6 +452,7 @@ SERVICE_CODES = (
     "game_not_finished",
     "too_many_open_tables",
     "idempotency_key_reused",
+    "bot_already_seated",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 

@@ -76,9 +76,15 @@ def runners() -> Iterator[_Runners]:
             thread.join(30)
 
 
+#: The last two rounds of each variant: a round ends, the next is dealt and the game ends
+#: (the whole game from round 1 took minutes on CI; the earlier rounds add nothing here).
+LAST_TWO = {"may_i": 6, "shanghai": 7}
+
+
 @pytest.mark.parametrize("variant", ["may_i", "shanghai"])
 def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: _Runners, variant: str) -> None:
-    game_id = _table(base, variant, 3)
+    start = LAST_TWO[variant]
+    game_id = _table(base, variant, 3, start_round=start)
     clients = [_bot(base, f"poller{i}") for i in range(3)]
     for i, client in enumerate(clients):
         taken = client.take_seat(game_id, f"poller{i}")
@@ -87,8 +93,9 @@ def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: _R
         runners.start(Bot(), client)
     runners.join(GAME_CAP)
     final = clients[0].get_game(game_id)
-    assert final.status == "finished" and final.places and len(final.results) == final.round.of  # type: ignore[union-attr]
-    assert sum(s.moves for s in runners.stats) > 100
+    assert final.status == "finished" and final.places  # type: ignore[union-attr]
+    assert [r.round for r in final.results] == list(range(start, final.round.of + 1)) == [start, start + 1]  # type: ignore[union-attr]
+    assert sum(s.moves for s in runners.stats) > 20
     assert all(s.failures == 0 and s.refused == 0 for s in runners.stats)
     assert all(c.get_my_bot().games == [] for c in clients)
 
@@ -188,8 +195,8 @@ def test_a_bot_that_raises_in_decide_still_finishes_its_game_by_the_clock(
     runners.start(Broken(), clients[0])
     runners.start(Bot(), clients[1])
     runners.start(Bot(), clients[2])
-    # The test plays the worker's part: the clock job of a game is Tables.run_clock.
-    tables = app.extensions["mayi"].tables
+    # The test plays the worker's part: the clock job of a game is Games.run_clock.
+    tables = app.extensions["mayi"].games
     end = time.monotonic() + GAME_CAP
     while tables.load(game_id).status != "finished" and time.monotonic() < end:
         tables.run_clock(game_id)
@@ -214,7 +221,7 @@ def test_a_polling_bot_survives_a_server_restart(app: Any, runners: _Runners) ->
             client.take_seat(game_id, f"r{i}")
         for client in clients:
             runners.start(Bot(), client)
-        tables = app.extensions["mayi"].tables
+        tables = app.extensions["mayi"].games
         end = time.monotonic() + GAME_CAP
         while tables.load(game_id).version < 10 and time.monotonic() < end:
             time.sleep(0.05)
