@@ -105,10 +105,6 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
     return decorate
 
 
-#: A blueprint never registered: its ``alt_response`` only writes documentation.
-_DOC = Blueprint("mayi-doc", __name__)
-
-
 #: Deepest nesting of arrays and objects a JSON body may have (the schemas need 4).
 MAX_JSON_DEPTH = 16
 
@@ -209,6 +205,33 @@ class StrictParser(FlaskParser):
 
 
 class StrictBlueprint(Blueprint):
-    """The project's Blueprint: schemas' ``unknown=RAISE`` holds for every location with a body or query."""
+    """The project's Blueprint: schemas' ``unknown=RAISE`` holds for every location with a body
+    or query, and the decorators that only document (``doc``, ``alt_response``) add no layer
+    that runs on every request (flask-smorest's wrap the view in a function of their own)."""
 
     ARGUMENTS_PARSER = StrictParser()
+
+    def doc(self, **kwargs: Any) -> Callable[[F], F]:
+        return _doc_only(super().doc(**kwargs))
+
+    def alt_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        return _doc_only(super().alt_response(*args, **kwargs))
+
+
+def _doc_only(decorator: Callable[[Any], Any]) -> Callable[[F], F]:
+    """``decorator`` applied for the documentation it writes: the view keeps that
+    documentation (``_apidoc``) and is not wrapped."""
+
+    def apply(func: F) -> F:
+        def stand_in() -> None:  # pragma: no cover - never called
+            raise NotImplementedError
+
+        stand_in._apidoc = getattr(func, "_apidoc", {})  # type: ignore[attr-defined]
+        func._apidoc = decorator(stand_in)._apidoc  # type: ignore[attr-defined]
+        return func
+
+    return apply
+
+
+#: A blueprint never registered: its ``alt_response`` only writes documentation.
+_DOC = StrictBlueprint("mayi-doc", __name__)
