@@ -293,7 +293,10 @@ class Bots:
     # -- the commit hook --------------------------------------------------------
     def after_commit(self, record: GameRecord) -> None:
         """Wake the bots of ``record`` (called after every commit of a game): each bot seated
-        there gets a wake entry, so its waiting long-polls look again."""
+        there gets a wake entry, so its waiting long-polls look again. A game no bot sits at
+        (most) costs nothing: its record says so."""
+        if not record.meta.bot_seats:
+            return
         raw = self.r.hgetall(self.game_bots_key(record.id))
         if not raw:
             return

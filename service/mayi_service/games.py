@@ -207,7 +207,7 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name)
+            meta = record.meta.seated(chosen, name, bot=digest is not None)
             token = "" if digest else new_token()
             change = Change(fields={"meta": meta.to_json()}, tokens={digest or token_hash(token): chosen})
             updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)

@@ -175,6 +175,8 @@ class TableMeta:
     created_at: float
     #: The checked ``test`` block (``seed``, ``stacked_decks``, ``start_round``), if any.
     test: dict[str, Any] | None = None
+    #: The seats a bot holds (stored only when there is one).
+    bot_seats: tuple[int, ...] = ()
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -187,6 +189,8 @@ class TableMeta:
         }
         if self.test is not None:
             data["test"] = self.test
+        if self.bot_seats:
+            data["bot_seats"] = list(self.bot_seats)
         return codec.dump(data)
 
     @classmethod
@@ -200,11 +204,13 @@ class TableMeta:
             rated=data["rated"],
             created_at=data["created_at"],
             test=data.get("test"),
+            bot_seats=tuple(data.get("bot_seats", ())),
         )
 
-    def seated(self, seat: int, name: str) -> TableMeta:
-        """This table with ``name`` in ``seat``."""
-        return replace(self, names=tuple(name if i == seat else n for i, n in enumerate(self.names)))
+    def seated(self, seat: int, name: str, bot: bool = False) -> TableMeta:
+        """This table with ``name`` in ``seat`` (``bot``: a bot holds it)."""
+        names = tuple(name if i == seat else n for i, n in enumerate(self.names))
+        return replace(self, names=names, bot_seats=(*self.bot_seats, seat) if bot else self.bot_seats)
 
     @property
     def full(self) -> bool:
