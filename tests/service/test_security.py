@@ -455,6 +455,8 @@ def _dump_redis(redis_client: Any) -> list[bytes]:
     for key in redis_client.scan_iter(count=1000):
         out.append(key)
         kind = redis_client.type(key).decode()
+        if kind == "none":  # expired (a rate-limit counter, say) between the scan and this read
+            continue
         if kind == "string":
             value = redis_client.get(key) or b""
             out.append(value)
