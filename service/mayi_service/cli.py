@@ -124,9 +124,8 @@ def _print_summary(data: dict) -> None:
     default=None,
     help="Connections each API process serves at once (gevent; default MAYI_WORKER_CONNECTIONS or 4000).",
 )
-@click.option("--threads", type=click.IntRange(1, 256), default=None, hidden=True, help="Ignored (gevent workers).")
 @click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
-def serve(host: str, port: int, workers: int, connections: int | None, threads: int | None, no_worker: bool) -> None:
+def serve(host: str, port: int, workers: int, connections: int | None, no_worker: bool) -> None:
     """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var.
 
     The job worker and the embedded Redis are children of this process: they are
@@ -143,8 +142,6 @@ def serve(host: str, port: int, workers: int, connections: int | None, threads: 
     from .server import run_api
     from .store import DataDirInUse, prepare_embedded
 
-    if threads is not None:
-        click.echo("--threads is ignored: the API runs gevent workers (see --connections)", err=True)
     settings = Settings.from_env()
     gave_up: list[str] = []
 
