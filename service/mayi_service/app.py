@@ -192,23 +192,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     )
     limiter.exempt(health.blp)
     # Creating a table costs more than any other request (it may be played out by the
-    # worker): its own, much lower limit per client address.
-    create = limiter.limit(
-        settings.rate_limit_create,
-        key_func=_address_key,
-        methods=["POST"],
-        scope="create",
-        error_message=f"{settings.rate_limit_create} (tables created per client address, MAYI_RATE_LIMIT_CREATE)",
-    )
-    app.view_functions["games.Games"] = create(app.view_functions["games.Games"])
-    register_bot = limiter.limit(  # bot platform: registering a bot has its own limit per address
-        settings.rate_limit_bots,
-        key_func=_address_key,
-        methods=["POST"],
-        scope="bots",
-        error_message=f"{settings.rate_limit_bots} (bots registered per client address, MAYI_RATE_LIMIT_BOTS)",
-    )
-    app.view_functions["bots.BotAccounts"] = register_bot(app.view_functions["bots.BotAccounts"])
+    # worker), and so does registering a bot: each has its own, much lower limit per address.
+    _limit_posts(app, limiter, "games.Games", settings.rate_limit_create, "create", "tables created", "CREATE")
+    _limit_posts(app, limiter, "bots.BotAccounts", settings.rate_limit_bots, "bots", "bots registered", "BOTS")
     app.extensions["mayi_limiter"] = limiter
 
     _cors(app, settings)
@@ -216,6 +202,18 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.after_request(health.after_request)
     _docs(app)
     return app
+
+
+def _limit_posts(app: Flask, limiter: Limiter, endpoint: str, limit: str, scope: str, what: str, name: str) -> None:
+    """A limit of its own, per client address, on the POSTs to ``endpoint`` (setting ``MAYI_RATE_LIMIT_<name>``)."""
+    decorate = limiter.limit(
+        limit,
+        key_func=_address_key,
+        methods=["POST"],
+        scope=scope,
+        error_message=f"{limit} ({what} per client address, MAYI_RATE_LIMIT_{name})",
+    )
+    app.view_functions[endpoint] = decorate(app.view_functions[endpoint])
 
 
 def _cors(app: Flask, settings: Settings) -> None:

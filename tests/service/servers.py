@@ -20,3 +20,13 @@ class LiveServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.thread.join(5)
+
+
+class Time:
+    """A clock that tests move by hand (``time.now += 30``), for the service's ``clock``."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now

@@ -15,19 +15,12 @@ import pytest
 from http_moves import auth, move_request
 from rq import Queue
 from rq.registry import ScheduledJobRegistry
+from servers import Time
 
 from mayi_engine.state import loads
 from mayi_service.app import create_app
 from mayi_service.clock import Clock, job_id
 from mayi_service.games import Games
-
-
-class Time:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

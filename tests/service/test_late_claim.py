@@ -8,19 +8,11 @@ from typing import Any
 import pytest
 import requests
 from http_moves import auth
-from servers import LiveServer
+from servers import LiveServer, Time
 
 from mayi_service.app import create_app
 
 TIMEOUT = 30
-
-
-class Time:
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
