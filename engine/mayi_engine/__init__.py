@@ -56,7 +56,7 @@ from .rules import (
     register_variant,
 )
 from .solver import find_contract
-from .state import GameStatus, Phase, RoundResult, State, dumps, from_json, loads, to_json
+from .state import GameStatus, Phase, RoundResult, Setup, State, dumps, from_json, loads, to_json
 from .views import player_view, status
 
 __all__ = [
@@ -90,6 +90,7 @@ __all__ = [
     "RoundResult",
     "RoundSpec",
     "Rules",
+    "Setup",
     "State",
     "TakeDiscard",
     "Timeout",

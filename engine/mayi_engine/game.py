@@ -55,7 +55,7 @@ from .melds import Meld, lay_off_card, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
-from .state import Phase, RoundResult, State
+from .state import Phase, RoundResult, Setup, State
 
 # ---------------------------------------------------------------------------
 # Starting a game
@@ -131,8 +131,7 @@ def start_game(
         timeouts=(0,) * n,
         goals_done=((),) * n,
         absent=(False,) * n,
-        stacked=stacks,
-        start_round=start_round,
+        setup=Setup.of(stacks, start_round),
     )
     events: list[Event] = []
     _deal(state, now, events)
@@ -144,7 +143,8 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     n = s.players
     spec = rules.rounds[s.round - 1]
     cards = build_decks(rules.decks_for(n))
-    stack = s.stacked[s.round - 1] if s.round - 1 < len(s.stacked) else None
+    stacked = s.stacked
+    stack = stacked[s.round - 1] if s.round - 1 < len(stacked) else None
     top: list[int] = []
     if stack:
         top = list(stack)

@@ -52,6 +52,24 @@ class RoundResult:
     scores: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A test table's set-up, held beside the game (``State.setup``) and read only when a
+    round is dealt: ``stacked``, the top of each round's stock (top first; index 0 is
+    round 1, ``None``: shuffled), and ``start_round``, the round the game starts at.
+    A production game has none (``State.setup is None``)."""
+
+    stacked: tuple[tuple[int, ...] | None, ...] = ()
+    start_round: int = 1
+
+    @staticmethod
+    def of(stacked: tuple[tuple[int, ...] | None, ...], start_round: int) -> Setup | None:
+        """The set-up of a table, or ``None`` if it changes nothing (no stacked card, round 1)."""
+        if start_round == 1 and all(x is None for x in stacked):
+            return None
+        return Setup(stacked, start_round)
+
+
 @dataclass
 class State:
     """Everything about a game. Treat as read-only; the engine returns new states."""
@@ -92,12 +110,21 @@ class State:
     absent: tuple[bool, ...] = ()
     claim_closes_at: float | None = None
     turn_deadline: float | None = None
-    #: Test tables: the top of each round's stock, top first (index 0 is round 1).
-    stacked: tuple[tuple[int, ...] | None, ...] = ()
-    start_round: int = 1
+    #: A test table's set-up (stacked decks, a later start round); ``None`` in production.
+    setup: Setup | None = None
     #: Moves applied so far (a count, for replays and clocks).
     moves: int = 0
     _legal: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def stacked(self) -> tuple[tuple[int, ...] | None, ...]:
+        """A test table's stacked decks (``Setup.stacked``); ``()`` for a production game."""
+        return self.setup.stacked if self.setup is not None else ()
+
+    @property
+    def start_round(self) -> int:
+        """The round the game started at (``Setup.start_round``; 1 for a production game)."""
+        return self.setup.start_round if self.setup is not None else 1
 
     @property
     def players(self) -> int:
@@ -235,8 +262,9 @@ def from_json(data: dict[str, Any]) -> State:
         absent=tuple(bool(a) for a in data["absent"]),
         claim_closes_at=data["claim_closes_at"],
         turn_deadline=data["turn_deadline"],
-        stacked=tuple(None if x is None else _cards_from(x) for x in data.get("stacked", ())),
-        start_round=data["start_round"],
+        setup=Setup.of(
+            tuple(None if x is None else _cards_from(x) for x in data.get("stacked", ())), data["start_round"]
+        ),
         moves=data["moves"],
     )
 
@@ -250,4 +278,4 @@ def loads(text: str | bytes) -> State:
     return from_json(json.loads(text))
 
 
-__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]
+__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "Setup", "State", "dumps", "from_json", "loads", "to_json"]
