@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, parse_card
+from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, card_codes, parse_card
 from .errors import ConfigError
 from .melds import Meld
 from .rules import MeldKind, Rules, get_rules
@@ -70,9 +70,14 @@ class Setup:
         return Setup(stacked, start_round)
 
 
-@dataclass
+@dataclass(repr=False)
 class State:
-    """Everything about a game. Treat as read-only; the engine returns new states."""
+    """Everything about a game. Treat as read-only; the engine returns new states.
+
+    Cards are ints (fast to count, index and compare); a state prints them as codes::
+
+        State(may_i, round=1, phase=first_offer, turn=0, actor=0, hands=(('2C', ...), ...), upcard='7D', ...)
+    """
 
     rules: Rules
     seed: bytes
@@ -153,6 +158,17 @@ class State:
     def status(self) -> GameStatus:
         """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
         return GameStatus.FINISHED if self.phase is Phase.FINISHED else GameStatus.PLAYING
+
+    def __repr__(self) -> str:
+        upcard = self.upcard
+        melds = ", ".join(m.describe() for m in self.melds)
+        return (
+            f"State({self.rules.name}, round={self.round}, phase={self.phase.value}, turn={self.turn}, "
+            f"actor={self.actor}, hands={tuple(tuple(card_codes(h)) for h in self.hands)!r}, "
+            f"upcard={None if upcard is None else card_code(upcard)!r}, stock={len(self.stock)} cards, "
+            f"discard={len(self.discard)} cards, melds=[{melds}], down={self.down!r}, totals={self.totals!r}, "
+            f"moves={self.moves})"
+        )
 
     def clone(self) -> State:
         """A shallow copy to build the next state from (fields are immutable), without
