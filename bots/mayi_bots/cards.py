@@ -20,14 +20,18 @@ RANKS = "A23456789TJQK"
 SUITS = "CDHS"
 
 
+_RANK: dict[str, int] = {r + s: i + 1 for i, r in enumerate(RANKS) for s in SUITS} | {JOKER: 0}
+_SUIT: dict[str, int] = {r + s: i for r in RANKS for i, s in enumerate(SUITS)} | {JOKER: -1}
+
+
 def rank(card: str) -> int:
     """1 (ace) .. 13 (king); 0 for a joker."""
-    return 0 if card == JOKER else RANKS.index(card[0]) + 1
+    return _RANK[card]
 
 
 def suit(card: str) -> int:
     """0..3 for clubs, diamonds, hearts, spades; -1 for a joker."""
-    return -1 if card == JOKER else SUITS.index(card[1])
+    return _SUIT[card]
 
 
 def code(rank_: int, suit_: int) -> str:
@@ -36,8 +40,14 @@ def code(rank_: int, suit_: int) -> str:
 
 
 def order(card: str) -> int:
-    """The engine's order of cards (joker first, then by rank, ace low, then suit)."""
-    return 0 if card == JOKER else rank(card) * 4 + suit(card)
+    """The engine's order of cards (joker first, then by rank, ace low, then suit): the
+    number ``rank * 4 + suit`` (0 for a joker) the strong bot also computes with."""
+    return _ORDER[card]
+
+
+_ORDER: dict[str, int] = {c: (0 if c == JOKER else _RANK[c] * 4 + _SUIT[c]) for c in _RANK}
+#: The card code of each number of :func:`order`.
+CODES: dict[int, str] = {n: c for c, n in _ORDER.items()}
 
 
 @lru_cache(maxsize=512)
