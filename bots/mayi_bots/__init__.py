@@ -17,13 +17,40 @@ from typing import Any
 from mayi_sdk import Bot
 from mayi_sdk.local import bot_policy
 
-from .greedy import GreedyBot
-from .random import RandomBot
-from .strong import StrongBot
+
+# The bots' modules are imported when first used, so that ``python -m mayi_bots.strong``
+# runs its module once (not once as a package member and again as ``__main__``).
+def _random(seed: int | None = None) -> Bot:
+    from .random import RandomBot
+
+    return RandomBot(seed=seed)
+
+
+def _greedy(seed: int | None = None) -> Bot:
+    from .greedy import GreedyBot
+
+    return GreedyBot(seed=seed)
+
+
+def _strong(seed: int | None = None) -> Bot:
+    from .strong import StrongBot
+
+    return StrongBot(seed=seed)
+
 
 #: The reference bots by name, weakest first. Each factory takes an optional ``seed``.
-BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "greedy": GreedyBot, "strong": StrongBot}
+BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "greedy": _greedy, "strong": _strong}
 NAMES: tuple[str, ...] = tuple(BOTS)
+_CLASSES = {"RandomBot": "random", "GreedyBot": "greedy", "StrongBot": "strong"}
+
+
+def __getattr__(attr: str) -> Any:
+    """``RandomBot``, ``GreedyBot``, ``StrongBot``: the bots' classes, imported on first use."""
+    if attr in _CLASSES:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_CLASSES[attr]}", __name__), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 def make(name: str, *, seed: int | None = None) -> Bot:

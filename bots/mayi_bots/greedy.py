@@ -100,3 +100,11 @@ def _pick(legal: list[LegalMove], kind: str, key: str, value: object) -> LegalMo
     """The legal move of ``kind`` whose ``key`` is ``value`` (the first of ``kind`` if none is)."""
     of_kind = [m for m in legal if m.type == kind]
     return next((m for m in of_kind if m.body.get(key) == value), of_kind[0])
+
+
+if __name__ == "__main__":
+    import sys
+
+    from mayi_bots.cli import main
+
+    sys.exit(main("greedy"))

@@ -412,3 +412,11 @@ class StrongBot(Bot):
 def _pick(legal: list[LegalMove], kind: str, key: str, value: object) -> LegalMove:
     of_kind = [m for m in legal if m.type == kind]
     return next((m for m in of_kind if m.body.get(key) == value), of_kind[0])
+
+
+if __name__ == "__main__":
+    import sys
+
+    from mayi_bots.cli import main
+
+    sys.exit(main("strong"))
