@@ -72,13 +72,18 @@ def policy_makers(names: Iterable[str] = NAMES) -> dict[str, Callable[[bytes, in
     """The named bots as engine policies for in-process simulations
     (``mayi_engine.simulate.simulate(..., players=policy_makers())``): for each game and
     seat a fresh bot, seeded from the game's seed and the seat, fed the seat's view."""
-    for name in names:
+    chosen = tuple(names)
+    for name in chosen:
         if name not in BOTS:
             raise ValueError(f"unknown bot {name!r} (known: {', '.join(NAMES)})")
-    return {
-        name: (lambda game_seed, seat, name=name: bot_policy(make(name, seed=seat_seed(game_seed, seat))))
-        for name in names
-    }
+    return {name: _maker(name) for name in chosen}
+
+
+def _maker(name: str) -> Callable[[bytes, int], Any]:
+    def maker(game_seed: bytes, seat: int) -> Any:
+        return bot_policy(make(name, seed=seat_seed(game_seed, seat)))
+
+    return maker
 
 
 __all__ = ["BOTS", "NAMES", "GreedyBot", "RandomBot", "StrongBot", "make", "policy_makers", "seat_seed"]
