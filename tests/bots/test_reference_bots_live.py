@@ -1,21 +1,28 @@
 """``strong`` and ``greedy`` against the real service by polling (a loopback socket, a real
-Redis behind it): from a late round to the end of the game, every move accepted; and
-``python -m mayi_bots.greedy`` as its own process, registering its own account."""
+Redis behind it): from a late round to the end of the game, every move accepted;
+``python -m mayi_bots.greedy`` as its own process, registering its own account; and
+``python -m mayi_bots.strong --webhook`` playing a signed delivery."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import requests
 from servers import LiveServer
+from serving import READY_SECONDS, free_port
 
 import mayi_bots
 from mayi_sdk import Client, RunStats, run_polling
+from mayi_sdk.webhooks import sign
+from mayi_service import bots as service_bots
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "5eed" * 8
@@ -124,3 +131,58 @@ def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: _
             process.wait(30)
     final = others[0].get_game(game_id)
     assert final.status == "finished" and final.seats[2].name == "cli-greedy"
+
+
+def test_python_m_mayi_bots_strong_plays_a_signed_webhook_delivery(base: str) -> None:
+    secret = service_bots.new_secret()
+    with Client(base) as anon:
+        account = anon.register_bot("hooked-strong")
+        game_id = anon.create_game("may_i", 2, options=SLOW, test={"seed": SEED}).game_id
+        person = anon.take_seat(game_id, "person")
+    bot = Client(base, account.token)
+    assert bot.take_seat(game_id, "hooked-strong").seat == 1
+    port = free_port()
+    env = {**os.environ, "MAYI_TOKEN": account.token, "MAYI_WEBHOOK_SECRET": secret}
+    command = [sys.executable, "-m", "mayi_bots.strong", "--server", base, "--webhook", str(port)]
+    process = subprocess.Popen(command, stderr=subprocess.DEVNULL, env=env)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        end = time.monotonic() + READY_SECONDS
+        while True:  # ready when it answers (an unsigned POST is refused)
+            try:
+                assert requests.post(url, data=b"{}", timeout=10).status_code == 401
+                break
+            except requests.ConnectionError:
+                assert process.poll() is None and time.monotonic() < end, "the receiver did not start"
+                time.sleep(0.2)
+        # The person answers the first upcard's offer until the bot (seat 1) must decide.
+        raw = _decision_of(base, bot, Client(base, person.token), game_id)
+        body = json.dumps(raw).encode()
+        stamp = int(time.time())
+        headers = {"webhook-id": "msg_strong", "webhook-timestamp": str(stamp)}
+        headers["webhook-signature"] = sign(secret, "msg_strong", stamp, body)
+        assert requests.post(url, data=body, headers=headers, timeout=30).status_code == 204
+        end = time.monotonic() + GAME_CAP
+        while bot.get_game(game_id).version == raw["version"] and time.monotonic() < end:
+            time.sleep(0.05)
+        assert bot.get_game(game_id).version > raw["version"], "the strong bot played the delivered decision"
+    finally:
+        process.terminate()
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(30)
+
+
+def _decision_of(base: str, bot: Client, person: Client, game_id: str) -> dict[str, Any]:
+    """The person plays simply until the bot has a decision; that decision as JSON."""
+    end = time.monotonic() + GAME_CAP
+    while time.monotonic() < end:
+        raw = requests.get(
+            f"{base}/v1/bots/me/decisions", headers={"Authorization": f"Bearer {bot.token}"}, timeout=60
+        ).json()
+        if raw["decisions"]:
+            return dict(raw["decisions"][0])
+        person.play(game_id, mayi_bots.make("greedy").decide(person.get_game(game_id)))
+    raise AssertionError("the bot never had a decision")
