@@ -32,6 +32,7 @@ import math
 import multiprocessing
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -201,10 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     with multiprocessing.get_context("fork").Pool(args.workers) as pool:
         results = list(pool.imap_unordered(play_one, specs, chunksize=4))
     seconds = time.perf_counter() - start
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = children.ru_utime + children.ru_stime
     summary = summarise(results)
     print(
-        f"{len(specs)} games of {PLAYERS} players in {seconds:.0f} s with {args.workers} processes "
-        f"({platform.python_implementation()} {platform.python_version()}, {os.cpu_count()} CPUs), seed {args.seed}"
+        f"{len(specs)} games of {PLAYERS} players in {seconds:.0f} s with {args.workers} processes, "
+        f"{cpu:.0f} CPU-seconds ({cpu / args.workers:.0f} s on {args.workers} idle cores; "
+        f"load average {os.getloadavg()[0]:.1f}), "
+        f"{platform.python_implementation()} {platform.python_version()}, seed {args.seed}"
     )
     print(table(summary))
     if args.json:
