@@ -100,6 +100,10 @@ class Bots:
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
         self._wake = self.r.register_script(_WAKE_SCRIPT)
+        #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
+        #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
+        self.deliver: Callable[[GameRecord, dict[bytes, bytes]], None] | None = None
+        self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
     def bot_key(self, bot_id: str) -> str:
@@ -302,6 +306,8 @@ class Bots:
             return
         for bot_id in {v.decode() for v in raw.values()}:
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+        if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
+            self.deliver(record, raw)
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
