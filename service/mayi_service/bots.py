@@ -232,6 +232,10 @@ class Bots:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
         self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[game_id, WAKE_KEEP])
+        if self.deliver is not None:  # the seat's commit came before this: it may have started the game
+            record = self.repo.load(game_id)
+            if record is not None:
+                self.deliver(record, {str(seat).encode(): bot_id.encode()})
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
