@@ -22,6 +22,7 @@ from .models import (
     CreatedGame,
     Decision,
     DecisionList,
+    Delivery,
     Event,
     EventPage,
     GamePage,
@@ -37,6 +38,7 @@ from .models import (
     Round,
     Seat,
     TakenSeat,
+    WebhookSecret,
 )
 from .runners import RunStats, run_polling
 
@@ -52,6 +54,7 @@ __all__ = [
     "CreatedGame",
     "Decision",
     "DecisionList",
+    "Delivery",
     "Event",
     "EventPage",
     "GamePage",
@@ -71,6 +74,7 @@ __all__ = [
     "Seat",
     "TakenSeat",
     "TransportError",
+    "WebhookSecret",
     "errors",
     "helpers",
     "operations",

@@ -151,9 +151,14 @@ def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
     from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    bots = games.bots = Bots(repo, games)
+    bots = games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
     house = games.house = HouseBots(games, queue)
     games.token_digest = bots.token_digest
+    from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
+
+    jobs = queue.connection if queue is not None else client
+    bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
+    bots.deliver = bots.webhooks.on_commit
 
     def after_commit(record: GameRecord) -> None:
         bots.after_commit(record)
@@ -176,16 +181,20 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
 
 
 def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
-    """Run an RQ worker (with its scheduler) on ``queue_name`` until SIGINT or SIGTERM.
+    """Run an RQ worker (with its scheduler) on ``queue_name`` and its webhook queue until
+    SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
-    queue = Queue(queue_name, connection=connection)
+    from .webhooks import queue_name_for
+
+    # The clock's queue first: a worker takes a webhook delivery only when no clock job waits.
+    queues = [Queue(name, connection=connection) for name in (queue_name, queue_name_for(queue_name))]
     while True:
         worker = None
         try:
-            worker = SimpleWorker([queue], connection=connection)  # it talks to Redis already
+            worker = SimpleWorker(queues, connection=connection)  # it talks to Redis already
             worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)

@@ -82,6 +82,21 @@ class Settings:
     max_open_tables_per_address: int = 20
     #: Bots one client address may register (flask-limiter syntax), on top of the address limit.
     rate_limit_bots: str = "5 per minute;50 per day"
+    #: Webhook deliveries (decisions POSTed to a bot's ``webhook_url``): seconds to connect,
+    #: then seconds for the whole answer; the largest answer body read, in bytes.
+    webhook_connect_seconds: float = 2.0
+    webhook_read_seconds: float = 3.0
+    webhook_max_response_bytes: int = 64 * 1024
+    #: Let webhooks reach loopback, private, link-local... addresses (tests, local development).
+    webhook_allow_private: bool = False
+    #: First pause before a failed delivery is tried again, in seconds (doubled each time, at
+    #: most 60 s, never past the decision's deadline), and the most attempts of one delivery.
+    webhook_retry_seconds: float = 1.0
+    webhook_max_attempts: int = 10
+    #: Entries kept in each bot's delivery log.
+    webhook_deliveries_kept: int = 100
+    #: Seconds the previous webhook secret still signs (beside the new one) after a rotation.
+    webhook_secret_overlap_seconds: int = 24 * 3600
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
