@@ -39,7 +39,7 @@ from mayi_engine.rules import VARIANTS
 
 from .config import Settings
 from .games import Games
-from .repository import CLOCK_GRACE_SECONDS, INDEX_SHARDS, GameRecord, GameRepository
+from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
 from .store import connect, is_cluster, jobs_url, redis_url
 
 log = logging.getLogger(__name__)
@@ -159,7 +159,6 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
         settings.idempotency_ttl,
         waiting_ttl=settings.waiting_ttl,
         finished_ttl=settings.finished_ttl,
-        index_shards=INDEX_SHARDS if is_cluster(client) else 1,
     )
     jobs = jobs if jobs is not None else jobs_connection(settings, client)
     queue = Queue(settings.queue_name, connection=jobs) if settings.schedule_clock_jobs else None

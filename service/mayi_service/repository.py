@@ -58,6 +58,7 @@ from mayi_engine import GameStatus
 
 from . import codec
 from .hub import EventHub
+from .store import is_cluster
 
 COMMIT_SCRIPT = """
 local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -270,11 +271,12 @@ class GameRepository:
         *,
         waiting_ttl: int = 0,
         finished_ttl: int = 0,
-        index_shards: int = 1,
+        index_shards: int | None = None,
     ) -> None:
         self.r = client
-        #: Shards of each cross-game index (1: the ``{index}`` keys of a single Redis).
-        self.index_shards = index_shards
+        #: Shards of each cross-game index (1: the ``{index}`` keys of a single Redis); by
+        #: default :data:`INDEX_SHARDS` on a Redis Cluster, else 1.
+        self.index_shards = index_shards or (INDEX_SHARDS if is_cluster(client) else 1)
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
         #: Retention, in seconds (0: kept for ever): a table waiting for players, a finished game.
