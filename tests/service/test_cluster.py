@@ -189,6 +189,33 @@ def test_cluster_url_errors_name_the_setting(tmp_path: Path) -> None:
         assert b"Traceback" not in ran.stderr
 
 
+def test_compose_has_a_cluster_profile() -> None:
+    """docker-compose.yml's ``cluster`` profile: three cluster nodes with AOF, a one-off job
+    that joins them, and an API and workers whose games are on the cluster and whose jobs
+    are on the plain ``redis`` service. (Docker is not on the test machines: the file's
+    meaning is checked.)"""
+    import yaml
+
+    compose = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text())
+    services = compose["services"]
+    nodes = [f"redis-node-{i}" for i in (1, 2, 3)]
+    for name in (*nodes, "redis-cluster-init", "api-cluster", "worker-cluster"):
+        assert services[name]["profiles"] == ["cluster"], name
+    for name in nodes:
+        command = services[name]["command"]
+        assert command[0] == "redis-server" and command[command.index("--cluster-enabled") + 1] == "yes"
+        assert command[command.index("--appendonly") + 1] == "yes"
+        assert services[name]["volumes"] == [f"{name}:/data"] and name in compose["volumes"]
+    assert "--cluster create" in services["redis-cluster-init"]["command"][-1]
+    for name in ("api-cluster", "worker-cluster"):
+        env = services[name]["environment"]
+        assert [host for host, _ in parse_nodes(env["REDIS_URL"]).hosts] == nodes
+        assert env["MAYI_JOBS_REDIS_URL"] == "redis://redis:6379/0"
+    assert services["api-cluster"]["command"] == services["api"]["command"]
+    assert services["worker-cluster"]["command"] == ["mayi", "worker"]
+    assert "/healthz" in " ".join(services["api-cluster"]["healthcheck"]["test"])
+
+
 def test_sharded_indexes_list_count_and_sweep_like_one(redis_url: str) -> None:
     """The cross-game indexes split into shards (as on a cluster) list, count and find due
     clocks as one index would (here on one Redis: the merge is the same)."""
@@ -231,6 +258,14 @@ def test_service_on_a_cluster(tmp_path: Path, stores: tuple[Cluster, RedisProces
         quick = {"claim_seconds": 1, "turn_seconds": 1, "max_reshuffles": 0}
         clocked, _, first = _create(url, "may_i", "02" * 16, quick)
         tables = [_create(url, variant, f"{i:02x}" * 16)[0] for i in range(10) for variant in ("may_i", "shanghai")]
+
+        # A long-poll waits (through the shared XREAD on the game's stream, on its node) and
+        # wakes when the clock job plays the first timeout.
+        last = requests.get(f"{url}/v1/games/{clocked}/events", timeout=TIMEOUT).json()["last"]
+        woken = requests.get(
+            f"{url}/v1/games/{clocked}/events", params={"after": last, "wait": 60}, timeout=TIMEOUT + 60
+        )
+        assert woken.status_code == 200 and woken.json()["events"], woken.text
 
         def timed_out() -> bool:
             seen = requests.get(f"{url}/v1/games/{clocked}", timeout=TIMEOUT).json()
