@@ -141,11 +141,9 @@ def jobs_connection(settings: Settings, client: redis.Redis) -> redis.Redis:
     """The Redis for jobs (RQ): ``MAYI_JOBS_REDIS_URL``'s, else ``client`` itself. RQ does
     not run on a Redis Cluster, so a cluster needs a jobs Redis of its own (``ValueError``
     naming the setting otherwise)."""
-    if settings.jobs_redis_url:
-        return connect(jobs_url("", settings.jobs_redis_url), "MAYI_JOBS_REDIS_URL")
-    if is_cluster(client):
-        jobs_url("redis+cluster://", "")  # raises: it names the setting to set
-    return client
+    # jobs_url refuses a cluster, and a cluster client without a jobs URL, naming the setting.
+    url = jobs_url("redis+cluster://" if is_cluster(client) else "", settings.jobs_redis_url)
+    return connect(url, "MAYI_JOBS_REDIS_URL") if url else client
 
 
 def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None = None) -> tuple[Games, Clock]:
