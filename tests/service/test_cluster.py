@@ -473,3 +473,87 @@ def test_complete_games_through_a_primary_outage(tmp_path: Path, stores: tuple[C
         assert 500 not in statuses and statuses <= {200, 409, 412, 503}, statuses
         assert served.proc.poll() is None
         assert "internal_error" not in served.stderr()
+
+
+def _node_id(node: Any) -> str:
+    client = node.client()
+    try:
+        return str(client.execute_command("CLUSTER", "MYID").decode())
+    finally:
+        client.close()
+
+
+def test_a_game_plays_on_while_its_slot_migrates(tmp_path: Path, stores: tuple[Cluster, RedisProcess]) -> None:
+    """A game's slot is moved to another primary step by step (IMPORTING/MIGRATING, its keys
+    MIGRATEd, the slot assigned), with actions between the steps. While the slot is half
+    moved, Redis refuses the commit script (its keys are not all in one place: TRYAGAIN),
+    and the action is a 503 with Retry-After, never a 500; the client follows ASK and MOVED,
+    and once the slot is moved every action succeeds, in order."""
+    cluster, jobs = stores
+    settings = Settings(redis_url=cluster.url, jobs_redis_url=jobs.url, rate_limits_enabled=False)
+    app = create_app(settings)
+    client = app.test_client()
+    body = {
+        "variant": "may_i",
+        "seats": 3,
+        "options": LONG,
+        "players": [{"name": n} for n in ("Ann", "Bob", "Cy")],
+        "test": {"seed": "02" * 16, "start_round": 7},
+    }
+    created = client.post("/v1/games", json=body).get_json()
+    game_id, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    rules = get_rules("may_i", LONG)
+    path = {"draw": "turn/draw", "discard": "turn/discard", "claim": "claims", "go_down": "melds"}
+    path["lay_off"] = "lay-offs"
+    versions: list[int] = []
+    statuses: list[int] = []
+
+    def act() -> int:
+        public = client.get(f"/v1/games/{game_id}")
+        statuses.append(public.status_code)
+        if public.status_code != 200:
+            return public.status_code
+        seat = acting_seat(public.get_json())
+        view = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat]))
+        statuses.append(view.status_code)
+        if view.status_code != 200:
+            return view.status_code
+        move = choose(view.get_json(), rules)
+        done = client.post(f"/v1/games/{game_id}/{path[move['type']]}", json=body_of(move), headers=auth(tokens[seat]))
+        statuses.append(done.status_code)
+        if done.status_code == 200:
+            versions.append(done.get_json()["version"])
+        else:
+            assert done.status_code == 503 and int(done.headers["Retry-After"]) >= 1, done.get_data(as_text=True)
+        return done.status_code
+
+    store = app.extensions["mayi"].redis
+    slot = store.keyslot(f"mayi:{{{game_id}}}:game")
+    source = cluster.nodes[_node_of(cluster, store, f"mayi:{{{game_id}}}:game")]
+    target = next(n for n in cluster.nodes if n is not source)
+    source_id, target_id = _node_id(source), _node_id(target)
+    src, dst = source.client(), target.client()
+    try:
+        assert act() == 200
+        dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", source_id)
+        src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", target_id)
+        act()  # the keys are still on the source (but not all exist): 200 or 503
+        keys = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1000)
+        assert len(keys) >= 3, keys
+        src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 10000, "KEYS", *keys)
+        act()  # the keys are on the target, the slot still the source's: ASK, 200 or 503
+        others = [n.client() for n in cluster.nodes if n not in (source, target)]
+        for node in (dst, src, *others):
+            node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
+            node.close()
+        assert wait_until(cluster.state_ok, READY_SECONDS, 0.2)
+        for _ in range(4):
+            assert act() == 200  # the slot is the target's: MOVED, then the new slot map
+    finally:
+        src.close()
+        dst.close()
+    assert set(statuses) <= {200, 503}, statuses
+    assert versions == list(range(versions[0], versions[0] + len(versions)))
+    assert _node_of(cluster, store, f"mayi:{{{game_id}}}:game") == cluster.nodes.index(target)
+    events = client.get(f"/v1/games/{game_id}/events", query_string={"after": 0}).get_json()
+    assert events["last"] >= len(versions)
