@@ -136,10 +136,18 @@ class Table:
         return done.status_code
 
     def play_out(self) -> None:
+        """Play to the end; a 503 (a node the client has not reconnected to yet) is retried
+        after a pause, a few times at most."""
+        unavailable = 0
         for _ in range(MAX_MOVES):
             if self.finished:
                 return
             status = self.step()
+            if status == 503:
+                unavailable += 1
+                assert unavailable <= 20, f"{self.variant}: still 503 after the cluster is back"
+                time.sleep(1.0)
+                continue
             assert status in (200, 409, 412), f"{self.variant}: {status}"
         raise AssertionError(f"{self.variant}: the game did not end in {MAX_MOVES} actions")
 
