@@ -365,6 +365,8 @@ def test_service_on_a_cluster(tmp_path: Path, stores: tuple[Cluster, RedisProces
         jobs_client.close()
         assert served.proc.poll() is None
         assert "Traceback" not in served.stderr(), served.stderr()
+        # The job worker mayi serve supervises never died (the supervisor logs each restart).
+        assert "the job worker exited" not in served.stderr(), served.stderr()
 
 
 def test_the_sweeper_repairs_a_lost_clock_job_on_a_cluster(
