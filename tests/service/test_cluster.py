@@ -329,6 +329,19 @@ def test_service_on_a_cluster(tmp_path: Path, stores: tuple[Cluster, RedisProces
         events = requests.get(f"{url}/v1/games/{clocked}/events", params={"after": 0}, timeout=TIMEOUT).json()
         assert any(e.get("timeout") for e in events["events"]), events
 
+        # House bots: their jobs go to the jobs Redis too, and the worker plays a table of
+        # them to the end on the cluster.
+        house = {"variant": "shanghai", "seats": 3, "options": LONG, "test": {"start_round": 8}}
+        house_id = requests.post(url + "/v1/games", json=house, timeout=TIMEOUT).json()["game_id"]
+        for _ in range(3):
+            seated = requests.post(f"{url}/v1/games/{house_id}/seats", json={"house_bot": "random"}, timeout=TIMEOUT)
+            assert seated.status_code == 201, seated.text
+
+        def house_done() -> bool:
+            return requests.get(f"{url}/v1/games/{house_id}", timeout=TIMEOUT).json()["status"] == "finished"
+
+        assert wait_until(house_done, 300, 0.5), served.stderr()
+
         # Rate limits through limits' own cluster storage: the third registration is refused.
         codes = [requests.post(url + "/v1/bots", json={"name": f"b{i}"}, timeout=TIMEOUT).status_code for i in range(3)]
         assert codes == [201, 201, 429]
