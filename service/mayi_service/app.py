@@ -22,7 +22,7 @@ from .clock import game_parts
 from .config import Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
-from .store import connect, redis_url
+from .store import COMMAND_TIMEOUT, connect, is_cluster_url, jobs_url, redis_url
 
 API_VERSION = "1.0.0"
 
@@ -135,8 +135,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     """Build the API app. Settings come from the environment unless given."""
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
+    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
     client = connect(url)
-    game_service, _ = game_parts(settings, client)
+    game_service, clock = game_parts(settings, client)
     # A bound on open tables per client address, part of the abuse limits (off with them).
     game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
@@ -166,6 +167,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.extensions["mayi"] = Services(settings, game_service, client)
     app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
     app.extensions["mayi_url"] = url
+    app.extensions["mayi_jobs"] = clock.jobs  # the Redis of the RQ jobs (its own on a cluster)
 
     api = _Api(app)
     api.ma_plugin.converter.add_attribute_function(union2properties)
@@ -182,6 +184,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         _limit_key,
         app=app,
         storage_uri=_limiter_uri(url),
+        storage_options=_limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
         application_limits=[
@@ -189,7 +192,8 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
             ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
         ],
         headers_enabled=settings.rate_limit_headers,
-        key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
+        # limits tags each counter's keys itself (``{<key>}``): on a cluster they spread over the nodes.
+        key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
     # Creating a table costs more than any other request (it may be played out by the
@@ -244,9 +248,24 @@ def _request_hooks(app: Flask, settings: Settings) -> None:
 
 
 def _limiter_uri(url: str) -> str:
+    """The limits storage URI of the Redis at ``url``: on a cluster, limits' own cluster
+    storage (``redis+cluster://``, TLS through :func:`_limiter_options`)."""
     if url.startswith("unix://"):
         return "redis+unix://" + url[len("unix://") :]
+    if is_cluster_url(url):
+        return "redis+cluster://" + url.split("://", 1)[1]
     return url
+
+
+def _limiter_options(url: str) -> dict[str, Any]:
+    """Options of the limits storage: on a cluster, the service's own timeouts (redis-py's
+    cluster client has none by default) and TLS for ``rediss+cluster://``."""
+    if not is_cluster_url(url):
+        return {}
+    options: dict[str, Any] = {"socket_timeout": COMMAND_TIMEOUT, "socket_connect_timeout": 5}
+    if url.lower().startswith("rediss+"):
+        options["ssl"] = True
+    return options
 
 
 def _docs(app: Flask) -> None:

@@ -144,9 +144,15 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     from .config import Settings
     from .processes import Supervisor, die_with_parent
     from .server import run_api
-    from .store import DataDirInUse, prepare_embedded
+    from .store import DataDirInUse, is_cluster_url, jobs_url, parse_nodes, prepare_embedded
 
     settings = Settings.from_env()
+    try:
+        if is_cluster_url(settings.redis_url):
+            parse_nodes(settings.redis_url)
+        jobs_url(settings.redis_url, settings.jobs_redis_url)  # RQ cannot run on a cluster
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
     gave_up: list[str] = []
 
     def give_up(name: str) -> None:
@@ -193,13 +199,16 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
 @click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
 @click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
 def worker(burst: bool, no_sweeper: bool) -> None:
-    """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL.
+    """Run an RQ job worker (with the scheduler and the clock sweeper): games in REDIS_URL,
+    jobs in MAYI_JOBS_REDIS_URL (default: the same Redis, unless REDIS_URL is a cluster).
 
     When Redis goes away the worker waits for it and carries on; it stops on SIGINT
     or SIGTERM.
     """
     import os
     import threading
+
+    from redis.exceptions import RedisClusterException
 
     from .clock import _worker_parts, run_worker, start_sweeper
     from .config import Settings
@@ -210,12 +219,17 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     if on_fork is not None:
         os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
-    games, clock = _worker_parts()
+    try:
+        games, clock = _worker_parts()
+    except ValueError as exc:  # a setting that is wrong (it is named)
+        raise click.ClickException(str(exc)) from exc
+    except RedisClusterException as exc:
+        raise click.ClickException(f"REDIS_URL: {exc}") from exc
     stop = threading.Event()
     if not no_sweeper and not burst:
         start_sweeper(games, clock, settings.sweep_seconds, stop)
     try:
-        run_worker(games.repo.r, settings.queue_name, burst=burst)
+        run_worker(clock.jobs, settings.queue_name, burst=burst)  # the Redis of the jobs (MAYI_JOBS_REDIS_URL)
     finally:
         stop.set()
 

