@@ -191,14 +191,17 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
 def worker(burst: bool, no_sweeper: bool) -> None:
     """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL.
 
-    When Redis goes away the worker waits for it and carries on; it stops on SIGINT
-    or SIGTERM.
+    It runs the clock jobs (queue MAYI_QUEUE_NAME, first) and the ladder's matchmaking
+    and match jobs (queue MAYI_QUEUE_NAME-ladder), and queues the matchmaking every
+    MAYI_LADDER_EVERY_SECONDS. When Redis goes away the worker waits for it and carries
+    on; it stops on SIGINT or SIGTERM.
     """
     import os
     import threading
 
     from .clock import _worker_parts, run_worker, start_sweeper
     from .config import Settings
+    from .ladder import _worker_ladder, ladder_queue_name, start_ticker
     from .processes import die_with_parent
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
@@ -210,8 +213,9 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     stop = threading.Event()
     if not no_sweeper and not burst:
         start_sweeper(games, clock, settings.sweep_seconds, stop)
+        start_ticker(_worker_ladder(), stop)
     try:
-        run_worker(games.repo.r, settings.queue_name, burst=burst)
+        run_worker(games.repo.r, [settings.queue_name, ladder_queue_name(settings)], burst=burst)
     finally:
         stop.set()
 

@@ -24,7 +24,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -175,17 +175,19 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     clock.run(games, game_id, at)
 
 
-def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
-    """Run an RQ worker (with its scheduler) on ``queue_name`` until SIGINT or SIGTERM.
+def run_worker(connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False) -> None:
+    """Run an RQ worker (with its scheduler) on ``queue_name`` (or several queues, the first
+    first) until SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
-    queue = Queue(queue_name, connection=connection)
+    names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
+    queues = [Queue(name, connection=connection) for name in names]
     while True:
         worker = None
         try:
-            worker = SimpleWorker([queue], connection=connection)  # it talks to Redis already
+            worker = SimpleWorker(queues, connection=connection)  # it talks to Redis already
             worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)
