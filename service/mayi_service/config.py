@@ -99,6 +99,8 @@ class Settings:
     ladder_house_games: int = 2
     #: Form tables of house bots only (a local ladder); otherwise every table seats an external bot.
     ladder_house_matches: bool = False
+    #: The variants whose ladders the workers run (empty: every variant).
+    ladder_variants: tuple[str, ...] = ()
     #: Ladder games start at this round (1: whole games; a later round: shorter matches, for tests).
     ladder_start_round: int = 1
 

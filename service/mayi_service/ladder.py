@@ -312,9 +312,12 @@ class Ladder:
                 others.sort(key=lambda e: (abs(_ordinal_of(ratings.get(e)) - mine), last.get(e, 0.0), rng.random()))
             table = [anchor, *others[: size - 1]]
             rng.shuffle(table)  # seats in random order
-            match_id = self.create_match(variant, table, secrets.token_hex(16))
+            match_id, refused = self._create_match(variant, table, secrets.token_hex(16))
             if match_id is None:
-                break  # the variant has its most matches in progress, or an entry changed meanwhile
+                if refused is None:
+                    break  # the variant has its most matches in progress
+                room[refused] = 0  # at its limit (another matchmaker seated it meanwhile) or gone
+                continue
             made.append(match_id)
             now = self.clock()
             for e in table:
@@ -326,6 +329,11 @@ class Ladder:
         """Create a match of ``entrants`` (in seat order) dealt from ``seed`` (hex) and queue its
         job; ``None`` if one of them is at its limit or has left, or the variant has
         ``MAYI_LADDER_MAX_MATCHES`` in progress."""
+        return self._create_match(variant, entrants, seed)[0]
+
+    def _create_match(self, variant: str, entrants: Sequence[str], seed: str) -> tuple[str | None, str | None]:
+        """The new match's id, or ``None`` and the entrant that was refused (``None``: the
+        variant has its most matches in progress)."""
         entries = {e.entrant: e for e in self.entries(variant)}
         match_id = secrets.token_urlsafe(9)
         match = {
@@ -350,10 +358,11 @@ class Ladder:
         }
         keys = [self.key(variant, k) for k in ("entries", "active", f"match:{match_id}", "open", "last")]
         args = [codec.dump(match), repr(self.clock()), len(entrants), self.settings.ladder_max_matches, *entrants]
-        if int(self._create(keys=keys, args=args)) != 1:
-            return None
+        created = int(self._create(keys=keys, args=args))
+        if created != 1:
+            return None, (entrants[-created - 1] if created < 0 else None)
         self._enqueue(variant, match_id, 1)
-        return match_id
+        return match_id, None
 
     def _enqueue(self, variant: str, match_id: str, attempt: int) -> None:
         if self.queue is None:
@@ -737,7 +746,7 @@ def schedule_matchmaking(ladder: Ladder, variants: Sequence[str] | None = None) 
         return 0
     count = 0
     every = ladder.settings.ladder_every_seconds
-    for variant in variants or VARIANTS:
+    for variant in variants or ladder.settings.ladder_variants or VARIANTS:
         if ladder.tick(variant, every):
             ladder.queue.enqueue(
                 run_matchmaking_job,
