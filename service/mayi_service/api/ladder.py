@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import current_app
+from flask import Response, current_app
 from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
@@ -176,7 +176,7 @@ class Entry(MethodView):
     @blp.response(204)
     @blp.doc(operationId="leaveLadder")
     @document_errors(401, 404, 429, 503)
-    def delete(self, variant: str) -> None:
+    def delete(self, variant: str) -> Response:
         """Leave the ladder of a variant
 
         No new match seats the bot; matches in progress are played out. The rating
@@ -185,6 +185,7 @@ class Entry(MethodView):
         bot_id = bots().require(bearer_token())
         if variant not in VARIANTS or not ladder().leave(variant, bot_id):
             raise ServiceError(404, "not_entered", f"variant: this bot is not entered in the {variant!r} ladder")
+        return current_app.response_class(status=204)
 
 
 @blp.route("/matches")
