@@ -281,10 +281,10 @@ class Ladder:
         allowed = [n for n in sizes if rules.min_players <= n <= rules.max_players]
         return allowed or list(range(rules.min_players, rules.max_players + 1))
 
-    def matchmake(self, variant: str, rng: random.Random | None = None) -> list[str]:
+    def matchmake(self, variant: str, rng: random.Random | None = None, most: int | None = None) -> list[str]:
         """Form the tables that the entrants' free capacity allows (at most
-        ``MAYI_LADDER_MAX_MATCHES`` matches of the variant in progress); queue their jobs.
-        Returns the new match ids."""
+        ``MAYI_LADDER_MAX_MATCHES`` matches of the variant in progress, and at most ``most``
+        new ones); queue their jobs. Returns the new match ids."""
         rng = rng or random.Random()
         self.enter_house(variant)
         entries = {e.entrant: e for e in self.entries(variant)}
@@ -294,7 +294,7 @@ class Ladder:
         room = {e: entry.max_games - active.get(e, 0) for e, entry in entries.items()}
         sizes = self.table_sizes(variant)
         made: list[str] = []
-        while True:
+        while most is None or len(made) < most:
             free = [e for e, left in room.items() if left > 0]
             if not self.settings.ladder_house_matches and not any(not entries[e].house for e in free):
                 break  # tables of house bots only are for local runs
@@ -432,9 +432,11 @@ class Ladder:
             if match["status"] == "finished":
                 return "done"
             record = self._table(match)
+            started = time.perf_counter()
             record = self._play(match, record, lambda: self._keep(lease, token, ms))
+            played = time.perf_counter() - started
             self._keep(lease, token, ms)
-            return "finished" if self.record_result(variant, match_id, record) else "done"
+            return "finished" if self.record_result(variant, match_id, record, played) else "done"
         except LeaseLost:
             return "lost"
         finally:
@@ -566,9 +568,9 @@ class Ladder:
         self.repo.wait_events(record.id, record.seq, int(left * 1000))
 
     # -- results and ratings ------------------------------------------------------
-    def record_result(self, variant: str, match_id: str, record: GameRecord) -> bool:
+    def record_result(self, variant: str, match_id: str, record: GameRecord, played: float = 0.0) -> bool:
         """Record the finished game's standings and apply the ratings, once. False if the
-        match was recorded already."""
+        match was recorded already. ``played``: the seconds the finishing run spent playing."""
         state = codec.load_state(record.state or "")
         places = standings(state)
         rating_model = model()
@@ -620,7 +622,13 @@ class Ladder:
                     "rating": ordinal(after.mu, after.sigma),
                 }
                 updates += [s["bot_id"], codec.dump(new), codec.dump(history)]
-            finished = {**match, "status": "finished", "finished_at": now, "standings": standing}
+            finished = {
+                **match,
+                "status": "finished",
+                "finished_at": now,
+                "standings": standing,
+                "play_seconds": round(played, 6),
+            }
             keys = [
                 self.key(variant, k) for k in (f"match:{match_id}", "ratings", "active", "open", "done", "seq", "rev")
             ] + [self.key(variant, f"history:{e}") for e in entrants]
@@ -729,8 +737,16 @@ def _worker_ladder() -> Ladder:
 
 
 def run_match_job(variant: str, match_id: str) -> str:
-    """RQ job: play ladder match ``match_id`` to its end (see :meth:`Ladder.run_match`)."""
-    return _worker_ladder().run_match(variant, match_id)
+    """RQ job: play ladder match ``match_id`` to its end (see :meth:`Ladder.run_match`); then
+    form new tables at once, so that its players need not wait for the next matchmaking."""
+    ladder = _worker_ladder()
+    outcome = ladder.run_match(variant, match_id)
+    if outcome == "finished":
+        try:
+            ladder.matchmake(variant)
+        except Exception:  # the periodic matchmaking tries again
+            log.warning("ladder: matchmaking after match %s", match_id, exc_info=True)
+    return outcome
 
 
 def run_matchmaking_job(variant: str) -> list[str]:
