@@ -7,8 +7,9 @@ import time
 
 import click
 
+from mayi_bots import NAMES as BOT_NAMES
+from mayi_bots import policy_makers
 from mayi_engine.errors import MayIError
-from mayi_engine.policies import POLICIES
 from mayi_engine.rules import VARIANTS, get_rules
 from mayi_engine.simulate import simulate as run_simulation
 
@@ -22,10 +23,10 @@ def main() -> None:
 def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     bots = [b.strip() for b in value.split(",") if b.strip()]
     if not bots:
-        raise click.BadParameter(f"name at least one bot; choose from {', '.join(POLICIES)}")
-    unknown = [b for b in bots if b not in POLICIES]
+        raise click.BadParameter(f"name at least one bot; choose from {', '.join(BOT_NAMES)}")
+    unknown = [b for b in bots if b not in BOT_NAMES]
     if unknown:
-        raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(POLICIES)}")
+        raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(BOT_NAMES)}")
     return bots
 
 
@@ -39,14 +40,15 @@ def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[st
     callback=_bot_list,
     default="greedy,random",
     show_default=True,
-    help="Comma-separated policies, one per seat, repeated cyclically if fewer than --players.",
+    help="Comma-separated reference bots (mayi_bots: random, greedy, strong), one per seat, "
+    "repeated cyclically if fewer than --players.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.option("--no-check", is_flag=True, help="Skip the invariant checks after every action (faster).")
 def simulate(
     variant: str, players: int, games: int, seed: int | None, bots: list[str], as_json: bool, no_check: bool
 ) -> None:
-    """Play complete games in-process with built-in policies and summarise them."""
+    """Play complete games in-process with the reference bots and summarise them."""
     rules = get_rules(variant)
     if not rules.min_players <= players <= rules.max_players:
         raise click.BadParameter(
@@ -56,10 +58,11 @@ def simulate(
     if len(bots) > players:
         raise click.BadParameter(f"{len(bots)} bots given for {players} players", param_hint="--bots")
     seats = [bots[i % len(bots)] for i in range(players)]
+    makers = policy_makers(sorted(set(seats)))
     start = time.perf_counter()
     try:
         if as_json or games < 20:
-            summary = run_simulation(rules, seats, games, seed, check=not no_check)
+            summary = run_simulation(rules, seats, games, seed, check=not no_check, players=makers)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -77,6 +80,7 @@ def simulate(
                     games,
                     seed,
                     check=not no_check,
+                    players=makers,
                     progress=lambda done: bar.update(task, completed=done),
                 )
     except MayIError as exc:

@@ -174,7 +174,7 @@ class Games:
                 self.on_commit(record, at)
         return record, issued
 
-    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
         rules = get_rules(meta.variant, meta.options)
         test = meta.test or {}
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
@@ -430,7 +430,7 @@ class Games:
         body: dict[str, Any] = stored["body"]
         return body
 
-    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[engine.Event]]:
         due = engine.deadline(state)
         if due is None or due > now:
             return state, []
@@ -460,7 +460,7 @@ class Games:
         self,
         record: GameRecord,
         state: State,
-        events: list[dict[str, Any]],
+        events: list[engine.Event],
         now: float,
         meta: TableMeta | None = None,
     ) -> tuple[Change, GameRecord]:
@@ -478,7 +478,7 @@ class Games:
             },
             events=self._stamp(events, record.seq, now),
             clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
-            round_ended=any(e["type"] == "round_ended" for e in events),
+            round_ended=any(e.type == "round_ended" for e in events),
         )
         updated = GameRecord(
             record.id, record.version + 1, seq, game_status, meta or record.meta, text, due, record.clock_at
@@ -486,11 +486,12 @@ class Games:
         return change, updated
 
     @staticmethod
-    def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
+    def _stamp(events: list[engine.Event], last_seq: int, now: float) -> list[tuple[int, str]]:
+        """The engine's events as the log keeps them: numbered, timed, turned into JSON here
+        (the one place engine events become JSON in the service)."""
         out = []
         for i, event in enumerate(events, start=last_seq + 1):
-            event = {"seq": i, "time": round(now, 3), **event}
-            out.append((i, _json(event)))
+            out.append((i, _json({"seq": i, "time": round(now, 3), **engine.event_to_json(event)})))
         return out
 
     def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:
