@@ -17,6 +17,7 @@ from flask_smorest.utils import prepare_response
 from . import problems
 from .api import bots as bots_api
 from .api import games, health
+from .api import ladder as ladder_api
 from .api.common import Services, bearer_token
 from .clock import game_parts
 from .config import Settings
@@ -168,6 +169,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
     app.extensions["mayi_url"] = url
     app.extensions["mayi_jobs"] = clock.jobs  # the Redis of the RQ jobs (its own on a cluster)
+    from .ladder import Ladder  # the bot ladder (its jobs run in the worker)
+
+    app.extensions["mayi_ladder"] = Ladder(game_service, settings)
 
     api = _Api(app)
     api.ma_plugin.converter.add_attribute_function(union2properties)
@@ -176,6 +180,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform
+    api.register_blueprint(ladder_api.blp)  # the bot ladder
     problems.register(app)
 
     # Two limits over all routes together: one per token (anonymous callers: per

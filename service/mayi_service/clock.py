@@ -24,7 +24,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -196,17 +196,19 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     clock.run(games, game_id, at)
 
 
-def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
-    """Run an RQ worker (with its scheduler) on ``queue_name`` and its webhook queue until
-    SIGINT or SIGTERM.
+def run_worker(connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False) -> None:
+    """Run an RQ worker (with its scheduler) on ``queue_name`` (or several queues, the first
+    first), with the webhook queue right after the first, until SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
     from .webhooks import queue_name_for
 
+    names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
     # The clock's queue first: a worker takes a webhook delivery only when no clock job waits.
-    queues = [Queue(name, connection=connection) for name in (queue_name, queue_name_for(queue_name))]
+    names.insert(1, queue_name_for(names[0]))
+    queues = [Queue(name, connection=connection) for name in names]
     while True:
         worker = None
         try:

@@ -197,6 +197,8 @@ class TableMeta:
     bot_seats: tuple[int, ...] = ()
     #: The house bots seated, as (seat, bot name) pairs (stored only when there is one).
     house_bots: tuple[tuple[int, str], ...] = ()
+    #: The ladder match this table is (stored only for one): its job plays the house seats.
+    ladder: str | None = None
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -213,6 +215,8 @@ class TableMeta:
             data["bot_seats"] = list(self.bot_seats)
         if self.house_bots:
             data["house_bots"] = {str(seat): name for seat, name in self.house_bots}
+        if self.ladder:
+            data["ladder"] = self.ladder
         return codec.dump(data)
 
     @classmethod
@@ -228,6 +232,7 @@ class TableMeta:
             test=data.get("test"),
             bot_seats=tuple(data.get("bot_seats", ())),
             house_bots=tuple((int(seat), name) for seat, name in data.get("house_bots", {}).items()),
+            ladder=data.get("ladder"),
         )
 
     def seated(self, seat: int, name: str, bot: bool = False, house_bot: str | None = None) -> TableMeta:

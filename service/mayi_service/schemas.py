@@ -467,6 +467,7 @@ SERVICE_CODES = (
     "idempotency_key_reused",
     "bot_already_seated",
     "house_bots_unavailable",
+    "not_entered",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
