@@ -16,7 +16,7 @@ export function mountLobby(root) {
 }
 
 function field(label, input, hint) {
-  return h("label", { class: "field" }, h("span", { class: "label" }, label), input, hint ? h("span", { class: "hint" }, hint) : null);
+  return h("div", { class: "field" }, h("label", { class: "label", for: input.id }, label), input, hint ? h("span", { class: "hint" }, hint) : null);
 }
 
 function createForm() {

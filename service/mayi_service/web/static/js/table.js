@@ -610,6 +610,6 @@ function logPanel(st) {
     "section",
     { class: "log", "aria-label": "What happened" },
     h("h2", {}, "What happened"),
-    h("ol", { class: "events", "aria-live": "polite" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
+    h("ul", { class: "events", "aria-live": "polite" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
   );
 }

@@ -1,0 +1,96 @@
+"""Fixtures of the web table's tests: a real ``mayi serve`` and Debian's Chromium, driven by
+Playwright for Python (``playwright`` ships its driver; the browser is ``/usr/bin/chromium``,
+installed with ``apt-get install chromium``; Playwright's own browser download is never used).
+
+Screenshots go to ``artifacts/web/`` (git-ignored; ``MAYI_WEB_ARTIFACTS`` moves it).
+Waits are Playwright's auto-waiting ``expect`` with a generous timeout (a loaded 2-core
+machine), never sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # web_helpers, next to this file
+
+CHROMIUM = Path(os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium"))
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Playwright's waits (ms): generous, for a loaded machine; they end as soon as the state shows.
+TIMEOUT_MS = 30_000
+ARTIFACTS = Path(os.environ.get("MAYI_WEB_ARTIFACTS", Path(__file__).resolve().parents[2] / "artifacts" / "web"))
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras")
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests."""
+    from serving import ready_server
+
+    with ready_server(tmp_path_factory.mktemp("web"), {"MAYI_RATE_LIMITS_ENABLED": "false"}, worker=True) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """``new_page(width=1280, height=900)``: a page in a fresh browser context (its own
+    localStorage, like another person's browser); every page's errors fail the test."""
+    contexts = []
+    errors: list[str] = []
+
+    def make(width: int = 1280, height: int = 900) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    playwright_api.expect.set_options(timeout=TIMEOUT_MS)
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Any:
+    """``shots(page, "name")`` saves a full-page screenshot as a test artefact; returns its path."""
+    folder = ARTIFACTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(page: Any, name: str) -> Path:
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

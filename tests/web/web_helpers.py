@@ -1,0 +1,75 @@
+"""Helpers of the web table's tests: stacked decks, API calls for the other seats, and
+page actions as a person takes them (press a card, press a button)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+from playwright.sync_api import Page, expect
+
+SLOW = {"claim_seconds": 600, "turn_seconds": 600}
+SEED = "0eb" * 11 + "0"
+
+
+def stack(hands: list[list[str]], upcard: str, stock: list[str]) -> list[str]:
+    """The top of a pack that deals ``hands`` (one card at a time from the first player,
+    seat 0 in round 1), turns up ``upcard``, then leaves ``stock`` on top of the stock."""
+    deal = len(hands[0])
+    dealt = [hands[i % len(hands)][i // len(hands)] for i in range(deal * len(hands))]
+    return [*dealt, upcard, *stock]
+
+
+def create(url: str, seats: int, names: list[str], test: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """A May I table with the named players seated (the others open); its id and their tokens."""
+    players = [{"name": n} for n in names]
+    body: dict[str, Any] = {"variant": "may_i", "seats": seats, "options": SLOW, "players": players}
+    if test is not None:
+        body["test"] = test
+    created = requests.post(url + "/v1/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    return created.json()["game_id"], [s["token"] for s in created.json()["seats"]]
+
+
+def act(url: str, game_id: str, token: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    answer = requests.post(
+        f"{url}/v1/games/{game_id}/{path}", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+def view(url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = requests.get(f"{url}/v1/games/{game_id}", headers=headers, timeout=30)
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+def pass_claim(url: str, game_id: str, token: str) -> None:
+    act(url, game_id, token, "claims", {"claim": False})
+
+
+def draw_and_discard(url: str, game_id: str, token: str, card: str | None = None) -> str:
+    """The seat draws from the stock and discards ``card`` (or its first legal discard)."""
+    drawn = act(url, game_id, token, "turn/draw", {"source": "stock"})
+    if card is None:
+        card = next(m["card"] for m in drawn["legal"] if m["type"] == "discard")
+    act(url, game_id, token, "turn/discard", {"card": card})
+    return card
+
+
+def press_card(page: Page, card: str) -> None:
+    """Select one (unselected) ``card`` of the hand, as a person presses it."""
+    button = page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="false"]').first
+    button.click()
+
+
+def hand_on_page(page: Page) -> list[str]:
+    return sorted(page.locator(".hand-cards button.card").evaluate_all("els => els.map(e => e.dataset.card)"))
+
+
+def expect_turn_text(page: Page, text: str) -> None:
+    expect(page.locator("#turn")).to_contain_text(text)
