@@ -125,10 +125,10 @@ function render(st, root) {
     h(
       "div",
       { class: "replay-controls", role: "group", "aria-label": "Step through the game" },
-      nav("⏮ Start", "first", 0, st.step === 0),
+      nav("« Start", "first", 0, st.step === 0),
       nav("◀ Back", "back", st.step - 1, st.step === 0),
       nav("Forward ▶", "forward", st.step + 1, st.step === last),
-      nav("End ⏭", "last", last, st.step === last),
+      nav("End »", "last", last, st.step === last),
       h(
         "label",
         {},
