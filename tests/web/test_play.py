@@ -72,10 +72,19 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     for seat in (1, 2, 3):  # the others pass too: the person draws the stock's top card
         pass_claim(url, game_id, tokens[seat])
 
-    # Go down: two books, chosen card by card.
+    # Go down: two books, chosen card by card. A meld the rules refuse is refused by the
+    # API, and the page shows the problem's detail.
     expect(page.locator(".go-down .contract-status")).to_have_attribute("data-met", "true")
     assert hand_on_page(page) == sorted([*PERSON, "9H"])
-    expect(page.locator("#stock-count")).not_to_have_text("")
+    for card in ("7C", "9C", "KC"):
+        press_card(page, card)
+    page.get_by_role("button", name="Make a meld of the selected cards").click()
+    with page.expect_response(lambda r: r.url.endswith("/melds")) as answer:
+        page.get_by_role("button", name="Go down").click()
+    assert answer.value.status == 422
+    expect(page.locator("#error .error-text")).to_have_text(answer.value.json()["detail"])
+    page.get_by_role("button", name="Take back").click()
+    expect(page.locator(".staged")).to_have_count(0)
     for card in ("7C", "7D", "7S"):
         press_card(page, card)
     page.get_by_role("button", name="Make a meld of the selected cards").click()
