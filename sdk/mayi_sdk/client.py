@@ -165,11 +165,20 @@ class Client:
         return CreatedGame.from_json(self._call("POST", "/v1/games", json=body, retry_safe=False))
 
     @operation("POST", "/v1/games/{game_id}/seats")
-    def take_seat(self, game_id: str, name: str, seat: int | None = None) -> TakenSeat:
-        """Take the lowest open seat (or ``seat``); the game starts when every seat is taken."""
-        body: dict[str, Any] = {"name": name}
+    def take_seat(
+        self, game_id: str, name: str | None = None, seat: int | None = None, *, house_bot: str | None = None
+    ) -> TakenSeat:
+        """Take the lowest open seat (or ``seat``); the game starts when every seat is taken.
+
+        ``house_bot`` (e.g. ``"greedy"``, with a client that has no token): seat one of the
+        service's reference bots instead, which the service plays (the answer's ``token`` is ``None``)."""
+        body: dict[str, Any] = {}
+        if name is not None:
+            body["name"] = name
         if seat is not None:
             body["seat"] = seat
+        if house_bot is not None:
+            body["house_bot"] = house_bot
         path = f"/v1/games/{_id(game_id)}/seats"
         return TakenSeat.from_json(self._call("POST", path, json=body, retry_safe=False))
 

@@ -309,10 +309,11 @@ class CreatedGame:
 
 @dataclass(frozen=True)
 class TakenSeat:
-    """A seat taken with :meth:`mayi_sdk.Client.take_seat`: its number and token (shown only once)."""
+    """A seat taken with :meth:`mayi_sdk.Client.take_seat`: its number and token (shown only once;
+    ``None`` for a house bot's seat)."""
 
     seat: int
-    token: str
+    token: str | None
     game: GameView
 
     @classmethod

@@ -149,10 +149,17 @@ def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
     clock = Clock(repo, queue)
     games = Games(repo, on_commit=clock.on_commit)
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
+    from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    games.bots = Bots(repo, games)
-    games.token_digest = games.bots.token_digest
-    games.after_commit = games.bots.after_commit
+    bots = games.bots = Bots(repo, games)
+    house = games.house = HouseBots(games, queue)
+    games.token_digest = bots.token_digest
+
+    def after_commit(record: GameRecord) -> None:
+        bots.after_commit(record)
+        house.after_commit(record)
+
+    games.after_commit = after_commit
     return games, clock
 
 

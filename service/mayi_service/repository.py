@@ -177,6 +177,8 @@ class TableMeta:
     test: dict[str, Any] | None = None
     #: The seats a bot holds (stored only when there is one).
     bot_seats: tuple[int, ...] = ()
+    #: The house bots seated, as (seat, bot name) pairs (stored only when there is one).
+    house_bots: tuple[tuple[int, str], ...] = ()
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -191,6 +193,8 @@ class TableMeta:
             data["test"] = self.test
         if self.bot_seats:
             data["bot_seats"] = list(self.bot_seats)
+        if self.house_bots:
+            data["house_bots"] = {str(seat): name for seat, name in self.house_bots}
         return codec.dump(data)
 
     @classmethod
@@ -205,12 +209,23 @@ class TableMeta:
             created_at=data["created_at"],
             test=data.get("test"),
             bot_seats=tuple(data.get("bot_seats", ())),
+            house_bots=tuple((int(seat), name) for seat, name in data.get("house_bots", {}).items()),
         )
 
-    def seated(self, seat: int, name: str, bot: bool = False) -> TableMeta:
-        """This table with ``name`` in ``seat`` (``bot``: a bot holds it)."""
+    def seated(self, seat: int, name: str, bot: bool = False, house_bot: str | None = None) -> TableMeta:
+        """This table with ``name`` in ``seat`` (``bot``: a bot holds it; ``house_bot``: the
+        house bot of that name, played by the job worker)."""
         names = tuple(name if i == seat else n for i, n in enumerate(self.names))
-        return replace(self, names=names, bot_seats=(*self.bot_seats, seat) if bot else self.bot_seats)
+        return replace(
+            self,
+            names=names,
+            bot_seats=(*self.bot_seats, seat) if bot else self.bot_seats,
+            house_bots=(*self.house_bots, (seat, house_bot)) if house_bot else self.house_bots,
+        )
+
+    def house_bot(self, seat: int) -> str | None:
+        """The name of the house bot in ``seat``, if one sits there."""
+        return next((name for s, name in self.house_bots if s == seat), None)
 
     @property
     def full(self) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from mayi_bots import NAMES as HOUSE_BOTS
 from mayi_engine import VARIANTS, ErrorCode, GameStatus, InvalidMoveError, OptionSpec, parse_card
 
 #: Longest player name, in characters.
@@ -281,8 +282,15 @@ class GameCreateSchema(StrictSchema):
 
 
 class SeatInSchema(StrictSchema):
-    name = Name(required=True)
+    name = Name()  # required unless house_bot is given (the view checks)
     seat = StrictInteger(validate=validate.Range(0, 7))
+    house_bot = Text(
+        validate=validate.OneOf(HOUSE_BOTS),
+        metadata={
+            "description": "Seat a house bot (one of the reference bots, played by the service) "
+            "instead of a person; its `name` defaults to the bot's name"
+        },
+    )
 
 
 class DrawInSchema(StrictSchema):
@@ -453,6 +461,7 @@ SERVICE_CODES = (
     "too_many_open_tables",
     "idempotency_key_reused",
     "bot_already_seated",
+    "house_bots_unavailable",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
@@ -656,7 +665,11 @@ class GameCreatedSchema(Schema):
 
 class SeatTakenSchema(Schema):
     seat = _req(fields.Integer)
-    token = _req(fields.String, metadata={"description": "The seat's bearer token, shown only once"})
+    token = _req(
+        fields.String,
+        allow_none=True,
+        metadata={"description": "The seat's bearer token, shown only once (null for a house bot: it has none)"},
+    )
     game = _req(Union, "GameView")
 
 
