@@ -44,7 +44,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests."""
     from serving import ready_server
 
-    with ready_server(tmp_path_factory.mktemp("web"), {"MAYI_RATE_LIMITS_ENABLED": "false"}, worker=True) as server:
+    with ready_server(
+        tmp_path_factory.mktemp("web"),
+        {"MAYI_RATE_LIMITS_ENABLED": "false", "MAYI_SCHEDULE_CLOCK_JOBS": "true"},
+        worker=True,
+    ) as server:
         yield server
 
 

@@ -35,12 +35,19 @@ STOCK = ["9H", "4D", "7D", "5H", "6S", "9C"]
 BOB = '<b>Bob</b> & "co"'
 
 
-def create_in_lobby(page: Page, url: str, deck: list[str]) -> str:
+def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -> str:
+    """Create a May I table of 4 in the lobby as Ann (slow clocks, ``deck`` stacked for round 1),
+    with house bots in the other seats if ``bots``; the table's id."""
     page.goto(url + "/")
     page.get_by_label("Your name", exact=True).fill("Ann")
     page.get_by_label("Game", exact=True).select_option("may_i")
     page.get_by_label("Seats", exact=True).fill("4")
-    page.get_by_label("Fill the other seats with house bots", exact=True).select_option("")
+    bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
+    if bots:
+        expect(bot_choice.locator("option")).not_to_have_count(1)  # the service's names have loaded
+        bot_choice.select_option(index=1)
+    else:
+        bot_choice.select_option("")
     page.get_by_label("Claim window (s)", exact=True).fill("600")
     page.get_by_label("Turn clock (s)", exact=True).fill("600")
     page.locator("details.test-setup summary").click()

@@ -100,4 +100,15 @@ export const seats = {
   all: () => load(),
 };
 
-export const HOUSE_BOTS = ["random", "greedy", "strong"];
+let houseBots = null;
+
+/** The house bots this service offers: the enum of `house_bot` in its OpenAPI document. */
+export async function houseBotNames() {
+  if (!houseBots) {
+    houseBots = fetch("/openapi.json", { cache: "no-store" })
+      .then((r) => r.json())
+      .then((doc) => doc.components.schemas.SeatIn.properties.house_bot.enum.filter((n) => typeof n === "string"))
+      .catch(() => []);
+  }
+  return houseBots;
+}

@@ -1,5 +1,5 @@
 // The lobby: create a table, fill it with house bots, join an open seat, list tables to watch.
-import { HOUSE_BOTS, games, seats as seatStore } from "./api.js";
+import { games, houseBotNames, seats as seatStore } from "./api.js";
 import { h, replace, showError } from "./dom.js";
 
 const PAGE_SIZE = 20;
@@ -19,13 +19,20 @@ function field(label, input, hint) {
   return h("div", { class: "field" }, h("label", { class: "label", for: input.id }, label), input, hint ? h("span", { class: "hint" }, hint) : null);
 }
 
+/** The options of a house-bot select, from the service's names (greedy first choice if offered). */
+export function fillBotOptions(select, names, before = "", after = "") {
+  const preferred = names.includes("greedy") ? "greedy" : names[0];
+  for (const name of names) select.appendChild(h("option", { value: name, selected: name === preferred }, before + name + after));
+}
+
 function createForm() {
   const variant = h("select", { name: "variant", id: "variant" }, h("option", { value: "may_i" }, "May I (2–6 players)"), h("option", { value: "shanghai" }, "Shanghai (3–8 players)"));
   const seatsIn = h("input", { name: "seats", id: "seats", type: "number", min: 2, max: 8, value: 4, required: true });
   const nameIn = h("input", { name: "name", id: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
   const claimIn = h("input", { name: "claim_seconds", id: "claim-seconds", type: "number", min: 1, max: 86400, step: "any", value: 15 });
   const turnIn = h("input", { name: "turn_seconds", id: "turn-seconds", type: "number", min: 1, max: 86400, step: "any", value: 60 });
-  const bots = h("select", { name: "bots", id: "bots" }, h("option", { value: "" }, "no: wait for people"), HOUSE_BOTS.map((b) => h("option", { value: b, selected: b === "greedy" }, `yes: ${b} bots`)));
+  const bots = h("select", { name: "bots", id: "bots" }, h("option", { value: "" }, "no: wait for people"));
+  houseBotNames().then((names) => fillBotOptions(bots, names, "yes: ", " bots"));
   const seed = h("input", { name: "seed", id: "seed", pattern: "[0-9a-fA-F]{32,128}", placeholder: "32 to 128 hex digits" });
   const startRound = h("input", { name: "start_round", id: "start-round", type: "number", min: 1, max: 8 });
   const stacked = h("textarea", { name: "stacked_decks", id: "stacked-decks", rows: 3, placeholder: '[["7C", "9D", ...], null]' });

@@ -1,8 +1,9 @@
 // A table: play (with this browser's seat token) or watch (no token: the public view).
-import { ApiError, HOUSE_BOTS, act, games, seats as seatStore } from "./api.js";
+import { ApiError, act, games, houseBotNames, seats as seatStore } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace, showError } from "./dom.js";
 import { EVENT_TYPES, describeEvent, seatName } from "./events.js";
+import { fillBotOptions } from "./lobby.js";
 
 const LOG_SIZE = 60;
 
@@ -24,6 +25,10 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     closed: false,
   };
   const clock = setInterval(() => tick(st), 250);
+  houseBotNames().then((names) => {
+    st.botNames = names;
+    if (st.view && st.view.status === "waiting" && !st.closed) render(st, root);
+  });
 
   refresh(st, root).then(() => {
     if (!st.closed && st.view) openStream(st, root);
@@ -140,6 +145,7 @@ function names(view) {
 async function send(st, root, move) {
   if (st.busy) return;
   st.busy = true;
+  root.setAttribute("aria-busy", "true");
   showError(null);
   root.querySelectorAll(".actions button").forEach((b) => (b.disabled = true));
   try {
@@ -150,6 +156,7 @@ async function send(st, root, move) {
   } finally {
     st.busy = false;
     render(st, root);
+    root.removeAttribute("aria-busy");
   }
 }
 
@@ -261,6 +268,13 @@ function statusLine(st) {
   );
 }
 
+function botChoice(st) {
+  const select = h("select", { name: "bot", dataset: { key: "bot-kind" }, onchange: (e) => (st.botKind = e.target.value) });
+  fillBotOptions(select, st.botNames || []);
+  if (st.botKind) select.value = st.botKind;
+  return select;
+}
+
 function waitingPanel(st, root) {
   const v = st.view;
   const open = v.seats.filter((s) => !s.taken);
@@ -286,7 +300,7 @@ function waitingPanel(st, root) {
           h("button", { type: "submit", dataset: { key: "join" } }, "Join"),
         )
       : null,
-    open.length
+    open.length && (st.botNames || []).length
       ? h(
           "form",
           {
@@ -296,7 +310,7 @@ function waitingPanel(st, root) {
               fillWithBots(st, root, botSelect.value);
             },
           },
-          h("label", {}, "House bot ", (botSelect = h("select", { name: "bot", dataset: { key: "bot-kind" } }, HOUSE_BOTS.map((b) => h("option", { value: b, selected: b === "greedy" }, b))))),
+          h("label", {}, "House bot ", (botSelect = botChoice(st))),
           h("button", { type: "submit", dataset: { key: "fill" } }, `Fill ${open.length} open seat${open.length === 1 ? "" : "s"} with house bots`),
         )
       : null,
