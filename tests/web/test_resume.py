@@ -1,4 +1,4 @@
-"""Joining an open seat from the page, then reloading it mid-game: the seat token kept in the
+"""Joining an open seat from the lobby, then reloading it mid-game: the seat token kept in the
 browser's localStorage resumes the seat, and the page follows the game live again (SSE)."""
 
 from __future__ import annotations
@@ -9,11 +9,15 @@ from playwright.sync_api import expect
 from web_helpers import create, hand_on_page, pass_claim, view
 
 
-def test_join_then_a_reload_resumes_the_seat(served: Any, new_page: Any) -> None:
+def test_join_then_a_reload_resumes_the_seat(served: Any, new_page: Any, shots: Any) -> None:
     url = served.url
     game_id, tokens = create(url, 4, ["Bob", "Cy", "Di"])  # seats 0-2 taken, seat 3 open
     page = new_page()
-    page.goto(f"{url}/#/game/{game_id}")
+    page.goto(url + "/")  # the lobby lists the table waiting for a player
+    row = page.locator(f"tr[data-game='{game_id}']")
+    expect(row.locator(".names")).to_have_text("Bob, Cy, Di, open")
+    shots(page, "lobby")
+    row.get_by_role("link", name="Join").click()
     expect(page.locator(".waiting h2")).to_contain_text("3 of 4 seated")
     page.get_by_label("Your name").fill("Ann")
     page.get_by_role("button", name="Join").click()
