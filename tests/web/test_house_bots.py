@@ -23,7 +23,7 @@ STOCK = ["9H", "7D", "9S", "7S", "9D", "7H", "9C", "7C", "9H", "7D", "9S", "7S",
 MOVES = 60  # a bound on the person's decisions (the round takes about ten)
 
 
-def play_round(page: Page) -> set[str]:
+def play_round(page: Page, shots: Any) -> set[str]:
     """The person's moves until round 1 ends: what the page offers, in a fixed order of preference."""
     done: set[str] = set()
     scores = page.locator(".score-table tbody tr[data-round='1']")
@@ -53,6 +53,8 @@ def play_round(page: Page) -> set[str]:
         if page.locator(".contract-status[data-met='true']").count():
             page.get_by_role("button", name="Use the suggested melds").click()
             page.get_by_role("button", name="Go down").click()
+            expect(page.locator(".seat[data-seat='0'] .badge.down")).to_be_visible()
+            shots(page, "in-play")
             done.add("go_down")
             continue
         hand = hand_on_page(page)
@@ -76,7 +78,7 @@ def test_a_person_plays_a_round_against_three_house_bots(served: Any, new_page: 
     expect(names).to_have_count(4)
     expect(names.nth(1)).to_contain_text("house bot")
     shots(page, "house-bots-start")
-    done = play_round(page)
+    done = play_round(page, shots)
     assert {"draw", "go_down", "lay_off", "discard"} <= done, done
     expect(page.locator(".score-table tbody tr[data-round='1'] td")).to_have_count(4)
     expect(page.locator(".events")).to_contain_text("Round 1 ends")
