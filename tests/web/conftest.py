@@ -65,7 +65,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_page(browser: Any) -> Iterator[Any]:
     """``new_page(width=1280, height=900)``: a page in a fresh browser context (its own
-    localStorage, like another person's browser); every page's errors fail the test."""
+    localStorage, like another person's browser); every page's script errors, and anything
+    its Content-Security-Policy refused, fail the test."""
     contexts = []
     errors: list[str] = []
 
@@ -75,6 +76,7 @@ def new_page(browser: Any) -> Iterator[Any]:
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.append(message.text) if _refused(message) else None)
         return page
 
     playwright_api.expect.set_options(timeout=TIMEOUT_MS)
@@ -84,6 +86,12 @@ def new_page(browser: Any) -> Iterator[Any]:
         for context in contexts:
             context.close()
     assert not errors, f"errors in the page: {errors}"
+
+
+def _refused(message: Any) -> bool:
+    """A console message of something the Content-Security-Policy refused (an inline script or
+    style, a request to another origin): the page must need none."""
+    return message.type == "error" and ("Content Security Policy" in message.text or "Refused to" in message.text)
 
 
 @pytest.fixture
