@@ -12,18 +12,20 @@ SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "0eb" * 11 + "0"
 
 
-def stack(hands: list[list[str]], upcard: str, stock: list[str]) -> list[str]:
+def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0) -> list[str]:
     """The top of a pack that deals ``hands`` (one card at a time from the first player,
-    seat 0 in round 1), turns up ``upcard``, then leaves ``stock`` on top of the stock."""
-    deal = len(hands[0])
-    dealt = [hands[i % len(hands)][i // len(hands)] for i in range(deal * len(hands))]
+    ``first``: seat 0 in round 1), turns up ``upcard``, then leaves ``stock`` on top of the stock."""
+    deal, n = len(hands[0]), len(hands)
+    dealt = [hands[(first + i) % n][i // n] for i in range(deal * n)]
     return [*dealt, upcard, *stock]
 
 
-def create(url: str, seats: int, names: list[str], test: dict[str, Any] | None = None) -> tuple[str, list[str]]:
-    """A May I table with the named players seated (the others open); its id and their tokens."""
+def create(
+    url: str, seats: int, names: list[str], test: dict[str, Any] | None = None, variant: str = "may_i"
+) -> tuple[str, list[str]]:
+    """A table with the named players seated (the others open); its id and their tokens."""
     players = [{"name": n} for n in names]
-    body: dict[str, Any] = {"variant": "may_i", "seats": seats, "options": SLOW, "players": players}
+    body: dict[str, Any] = {"variant": variant, "seats": seats, "options": SLOW, "players": players}
     if test is not None:
         body["test"] = test
     created = requests.post(url + "/v1/games", json=body, timeout=30)
@@ -73,3 +75,12 @@ def hand_on_page(page: Page) -> list[str]:
 
 def expect_turn_text(page: Page, text: str) -> None:
     expect(page.locator("#turn")).to_contain_text(text)
+
+
+def hold_seat(page: Page, url: str, game_id: str, token: str, seat: int) -> None:
+    """Give this browser the seat's token, as the page keeps it after taking a seat."""
+    page.goto(url + "/")
+    page.evaluate(
+        "([id, token, seat]) => localStorage.setItem('mayi.seats.v1', JSON.stringify({[id]: {token, seat}}))",
+        [game_id, token, seat],
+    )
