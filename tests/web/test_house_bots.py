@@ -15,8 +15,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from test_play import OTHERS, create_in_lobby
-from web_helpers import hand_on_page, press_card, stack
+from web_helpers import OTHERS, create_in_lobby, hand_on_page, press_card, stack
 
 PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
 STOCK = ["9H", "7D", "9S", "7S", "9D", "7H", "9C", "7C", "9H", "7D", "9S", "7S", "9D", "7H", "9C"]

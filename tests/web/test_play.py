@@ -5,14 +5,15 @@ test (seat tokens), on a stacked deck, so every step is known in advance."""
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 import requests
 from playwright.sync_api import Page, expect
 from web_helpers import (
-    SEED,
+    OTHERS,
+    PERSON,
+    STOCK,
+    create_in_lobby,
     draw_and_discard,
     expect_turn_text,
     hand_on_page,
@@ -22,40 +23,8 @@ from web_helpers import (
     view,
 )
 
-PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
-OTHERS = [
-    ["2C", "3D", "4H", "5S", "6C", "8D", "TH", "JS", "QC", "AD"],
-    ["2D", "3H", "4S", "5C", "6D", "8H", "TS", "JC", "QD", "AH"],
-    ["2H", "3S", "4C", "5D", "6H", "8S", "TC", "JD", "QH", "AS"],
-]
-#: After the deal and the upcard (2S): the person's first draw (9H), Bob's draw, the person's
-#: May I penalty card (7D), Cy's and Di's draws, the person's second draw (9C).
-STOCK = ["9H", "4D", "7D", "5H", "6S", "9C"]
 #: A name the page must show as text, never as markup.
 BOB = '<b>Bob</b> & "co"'
-
-
-def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -> str:
-    """Create a May I table of 4 in the lobby as Ann (slow clocks, ``deck`` stacked for round 1),
-    with house bots in the other seats if ``bots``; the table's id."""
-    page.goto(url + "/")
-    page.get_by_label("Your name", exact=True).fill("Ann")
-    page.get_by_label("Game", exact=True).select_option("may_i")
-    page.get_by_label("Seats", exact=True).fill("4")
-    bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
-    if bots:
-        expect(bot_choice.locator("option")).not_to_have_count(1)  # the service's names have loaded
-        bot_choice.select_option(index=1)
-    else:
-        bot_choice.select_option("")
-    page.get_by_label("Claim window (s)", exact=True).fill("600")
-    page.get_by_label("Turn clock (s)", exact=True).fill("600")
-    page.locator("details.test-setup summary").click()
-    page.get_by_label("Seed", exact=True).fill(SEED)
-    page.get_by_label("Stacked decks (JSON)", exact=True).fill(json.dumps([deck]))
-    page.get_by_role("button", name="Create the table").click()
-    expect(page).to_have_url(re.compile(r"#/game/"))
-    return page.url.rsplit("/", 1)[1]
 
 
 def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, shots: Any) -> None:
@@ -76,6 +45,7 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     expect(page.locator("#discard-top")).to_have_attribute("data-card", "2S")
     assert hand_on_page(page) == sorted(PERSON)
     page.get_by_role("button", name="Pass on 2♠").click()
+    expect_turn_text(page, "is offered the first upcard")  # Bob's turn to answer now
     for seat in (1, 2, 3):  # the others pass too: the person draws the stock's top card
         pass_claim(url, game_id, tokens[seat])
 
@@ -125,6 +95,7 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
 
     # Ann passes on Cy's discard; Di plays; Ann draws from the stock.
     page.get_by_role("button", name="Pass on").click()
+    expect(page.locator(".claim-window")).to_contain_text("Passed: Ann")
     pass_claim(url, game_id, tokens[1])
     draw_and_discard(url, game_id, tokens[3])
     pass_claim(url, game_id, tokens[1])

@@ -1,5 +1,6 @@
 """Joining an open seat from the lobby, then reloading it mid-game: the seat token kept in the
-browser's localStorage resumes the seat, and the page follows the game live again (SSE)."""
+browser's localStorage resumes the seat, and the page follows the game live again (SSE), also
+after the connection drops for a while."""
 
 from __future__ import annotations
 
@@ -36,7 +37,17 @@ def test_join_then_a_reload_resumes_the_seat(served: Any, new_page: Any, shots: 
     assert hand_on_page(page) == hand
     expect(page.locator("#live")).to_have_text("live")
     pass_claim(url, game_id, tokens[1])  # live again after the reload
+    expect(page.locator("#turn")).to_contain_text("Di is offered the first upcard")
+
+    # The connection drops (offline when the server ends the stream, after 6 s here): the page
+    # says so, and when the network is back the stream resumes (Last-Event-ID) with what
+    # happened meanwhile.
+    page.context.set_offline(True)
+    expect(page.locator("#live")).to_have_text("reconnecting…")
     pass_claim(url, game_id, tokens[2])
+    page.context.set_offline(False)
+    expect(page.locator("#live")).to_have_text("live")
+    expect(page.locator(".events")).to_contain_text("Di passes on")
     expect(page.locator("#turn")).to_contain_text("Your move. Ann is offered the first upcard")
     page.get_by_role("button", name="Take").click()
     expect(page.locator(".hand h2")).to_contain_text("Your hand (11)")

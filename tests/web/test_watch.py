@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.sync_api import expect
-from test_play import OTHERS, PERSON, STOCK
-from web_helpers import SEED, act, create, draw_and_discard, pass_claim, stack, view
+from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, draw_and_discard, pass_claim, stack, view
 
 PRIVATE_KEYS = {"hand", "held", "legal", "private", "seat_token", "token"}
 

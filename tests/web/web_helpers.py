@@ -3,6 +3,8 @@ page actions as a person takes them (press a card, press a button)."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import requests
@@ -10,6 +12,41 @@ from playwright.sync_api import Page, expect
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "0eb" * 11 + "0"
+
+#: Round 1 of a May I table of 4 (test_play.py plays it step by step): the person (seat 0,
+#: first to play) holds two books and sevens and nines to lay off; the others no pair.
+PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
+OTHERS = [
+    ["2C", "3D", "4H", "5S", "6C", "8D", "TH", "JS", "QC", "AD"],
+    ["2D", "3H", "4S", "5C", "6D", "8H", "TS", "JC", "QD", "AH"],
+    ["2H", "3S", "4C", "5D", "6H", "8S", "TC", "JD", "QH", "AS"],
+]
+#: After the deal and the upcard (2S): the person's first draw (9H), Bob's draw, the person's
+#: May I penalty card (7D), Cy's and Di's draws, the person's second draw (9C).
+STOCK = ["9H", "4D", "7D", "5H", "6S", "9C"]
+
+
+def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -> str:
+    """Create a May I table of 4 in the lobby as Ann (slow clocks, ``deck`` stacked for round 1),
+    with house bots in the other seats if ``bots``; the table's id."""
+    page.goto(url + "/")
+    page.get_by_label("Your name", exact=True).fill("Ann")
+    page.get_by_label("Game", exact=True).select_option("may_i")
+    page.get_by_label("Seats", exact=True).fill("4")
+    bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
+    if bots:
+        expect(bot_choice.locator("option")).not_to_have_count(1)  # the service's names have loaded
+        bot_choice.select_option(index=1)
+    else:
+        bot_choice.select_option("")
+    page.get_by_label("Claim window (s)", exact=True).fill("600")
+    page.get_by_label("Turn clock (s)", exact=True).fill("600")
+    page.locator("details.test-setup summary").click()
+    page.get_by_label("Seed", exact=True).fill(SEED)
+    page.get_by_label("Stacked decks (JSON)", exact=True).fill(json.dumps([deck]))
+    page.get_by_role("button", name="Create the table").click()
+    expect(page).to_have_url(re.compile(r"#/game/"))
+    return page.url.rsplit("/", 1)[1]
 
 
 def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0) -> list[str]:

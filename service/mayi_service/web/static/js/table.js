@@ -37,6 +37,7 @@ export function mountTable(root, gameId, { watch = false } = {}) {
   return () => {
     st.closed = true;
     clearInterval(clock);
+    clearTimeout(st.reopen);
     if (st.stream) st.stream.close();
   };
 }
@@ -99,7 +100,14 @@ async function preloadLog(st) {
 
 function openStream(st, root) {
   preloadLog(st).then(() => render(st, root));
-  if (st.view.status === "finished") return;
+  listen(st, root);
+}
+
+/** Follow the game by SSE from the view's last event. The browser reconnects by itself
+ * (with Last-Event-ID) when a stream ends; a stream refused outright (429: too many open
+ * streams, 503) closes the EventSource, so the page opens a new one later, backing off. */
+function listen(st, root) {
+  if (st.closed || st.view.status === "finished") return;
   const source = new EventSource(games.streamUrl(st.id, st.view.last_event));
   st.stream = source;
   const onEvent = (message) => {
@@ -115,10 +123,20 @@ function openStream(st, root) {
     });
   };
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
-  source.addEventListener("open", () => setLive(root, true));
+  source.addEventListener("open", () => {
+    st.backoff = 0;
+    setLive(root, true);
+  });
   source.addEventListener("error", () => {
-    setLive(root, source.readyState !== EventSource.CLOSED ? "reconnecting" : false);
-    if (source.readyState !== EventSource.CLOSED) refresh(st, root); // missed nothing: Last-Event-ID resumes
+    if (source.readyState !== EventSource.CLOSED) {
+      setLive(root, "reconnecting");
+      refresh(st, root); // it resumes after the last event it had (Last-Event-ID)
+      return;
+    }
+    setLive(root, false);
+    if (st.closed) return;
+    st.backoff = Math.min((st.backoff || 1000) * 2, 30000);
+    st.reopen = setTimeout(() => refresh(st, root).then(() => st.stream === source && listen(st, root)), st.backoff);
   });
 }
 
