@@ -24,7 +24,7 @@ def test_a_displaced_joker_goes_to_the_end_the_player_chooses(served: Any, new_p
     act(url, game_id, tokens[1], "turn/draw", {"source": "stock"})
     act(url, game_id, tokens[1], "melds", {"melds": [["3H", "4H", "JK", "6H"], ["8C", "8D", "8S"]]})
 
-    page = new_page()
+    page = new_page(360, 740)  # a small phone
     hold_seat(page, url, game_id, tokens[1], 1)
     page.goto(f"{url}/#/game/{game_id}")
     expect(page.locator(".role")).to_have_text("You are Ann (seat 2)")

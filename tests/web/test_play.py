@@ -76,8 +76,16 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     # May I: no lay-off on the turn you go down; a wrong discard shows the API's detail.
     expect(page.locator(".lay-offs")).to_have_count(0)
     shots(page, "gone-down")
-    press_card(page, "KC")
-    page.get_by_role("button", name="Discard K♣").click()
+    # By keyboard alone: focus the card, Space selects it, Tab to the discard button, Enter.
+    page.locator('.hand-cards button.card[data-card="KC"]').focus()
+    page.keyboard.press("Space")
+    discard = page.get_by_role("button", name="Discard K♣")
+    expect(discard).to_be_enabled()
+    for _ in range(40):
+        if discard.evaluate("b => b === document.activeElement"):
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
     expect(page.locator("#discard-top")).to_have_attribute("data-card", "KC")
     assert hand_on_page(page) == sorted(["7H", "9H", "7C", "9H"])
 

@@ -140,10 +140,10 @@ async function listTables(st) {
               const id = encodeURIComponent(g.id);
               const open = g.names.filter((n) => n === null).length;
               const links = [];
-              if (mine[g.id] && g.status !== "finished") links.push(h("a", { href: `#/game/${id}`, class: "button" }, "Your seat"));
-              else if (g.status === "waiting" && open) links.push(h("a", { href: `#/game/${id}`, class: "button" }, "Join"));
-              if (g.status !== "waiting") links.push(h("a", { href: `#/watch/${id}`, class: "button" }, "Watch"));
-              if (g.status === "finished") links.push(h("a", { href: `#/replay/${id}`, class: "button" }, "Replay"));
+              if (mine[g.id] && g.status !== "finished") links.push(h("a", { href: `#/game/${id}`, class: "button", dataset: { key: `mine-${g.id}` } }, "Your seat"));
+              else if (g.status === "waiting" && open) links.push(h("a", { href: `#/game/${id}`, class: "button", dataset: { key: `join-${g.id}` } }, "Join"));
+              if (g.status !== "waiting") links.push(h("a", { href: `#/watch/${id}`, class: "button", dataset: { key: `watch-${g.id}` } }, "Watch"));
+              if (g.status === "finished") links.push(h("a", { href: `#/replay/${id}`, class: "button", dataset: { key: `replay-${g.id}` } }, "Replay"));
               return h(
                 "tr",
                 { dataset: { game: g.id } },
@@ -160,9 +160,9 @@ async function listTables(st) {
       ? h(
           "div",
           { class: "pager" },
-          h("button", { type: "button", disabled: st.page <= 1, onclick: () => ((st.page -= 1), listTables(st)) }, "Newer"),
+          h("button", { type: "button", dataset: { key: "newer" }, disabled: st.page <= 1, onclick: () => ((st.page -= 1), listTables(st)) }, "Newer"),
           ` page ${st.page} of ${pages} `,
-          h("button", { type: "button", disabled: st.page >= pages, onclick: () => ((st.page += 1), listTables(st)) }, "Older"),
+          h("button", { type: "button", dataset: { key: "older" }, disabled: st.page >= pages, onclick: () => ((st.page += 1), listTables(st)) }, "Older"),
         )
       : null,
   );
