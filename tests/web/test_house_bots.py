@@ -10,12 +10,13 @@ race with the worker."""
 
 from __future__ import annotations
 
+import re
 from contextlib import suppress
 from typing import Any
 
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from web_helpers import OTHERS, create_in_lobby, hand_on_page, press_card, stack
+from web_helpers import OTHERS, create, create_in_lobby, hand_on_page, press_card, stack, view
 
 PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
 STOCK = ["9H", "7D", "9S", "7S", "9D", "7H", "9C", "7C", "9H", "7D", "9S", "7S", "9D", "7H", "9C"]
@@ -83,3 +84,16 @@ def test_a_person_plays_a_round_against_three_house_bots(served: Any, new_page: 
     expect(page.locator(".events")).to_contain_text("Round 1 ends")
     shots(page, "house-bots-scores")
     assert game_id
+
+
+def test_a_waiting_tables_open_seats_filled_with_house_bots(served: Any, new_page: Any) -> None:
+    url = served.url
+    game_id, _ = create(url, 4, ["Bob", "Cy"])
+    page = new_page()
+    page.goto(f"{url}/#/game/{game_id}")
+    expect(page.locator(".waiting h2")).to_contain_text("2 of 4 seated")
+    page.get_by_role("button", name="Fill 2 open seats with house bots").click()
+    # The last seat taken starts the game; the page (a spectator's: it holds no seat) follows.
+    expect(page.locator(".seat .name")).to_have_text(["Bob", "Cy", re.compile("house bot"), re.compile("house bot")])
+    expect(page.locator(".role")).to_have_attribute("data-role", "spectator")
+    assert view(url, game_id)["status"] == "playing"

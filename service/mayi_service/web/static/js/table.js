@@ -12,6 +12,7 @@ export function mountTable(root, gameId, { watch = false } = {}) {
   const stored = watch ? null : seatStore.get(gameId);
   const st = {
     id: gameId,
+    watch,
     token: stored ? stored.token : null,
     view: null,
     sortBy: localStorage.getItem("mayi.sort") === "rank" ? "rank" : "suit",
@@ -304,7 +305,7 @@ function waitingPanel(st, root) {
     { class: "waiting", "aria-label": "Seats" },
     h("h2", {}, `Waiting for players (${v.seats.length - open.length} of ${v.seats.length} seated)`),
     h("ol", { class: "seat-list" }, v.seats.map((s) => h("li", { class: s.taken ? "taken" : "open" }, s.taken ? s.name || "taken" : "open seat", v.seat === s.seat ? " (you)" : ""))),
-    open.length && !hasSeat
+    open.length && !hasSeat && !st.watch
       ? h(
           "form",
           {
