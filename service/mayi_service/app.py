@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
@@ -24,6 +24,7 @@ from .config import Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
 from .store import COMMAND_TIMEOUT, connect, is_cluster_url, jobs_url, redis_url
+from .web import blp as _web_blp
 
 API_VERSION = "1.0.0"
 
@@ -201,6 +202,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
+    limiter.exempt(_web_blp)  # the page and its assets: no API work
     # Creating a table costs more than any other request (it may be played out by the
     # worker), and so does registering a bot: each has its own, much lower limit per address.
     _limit_posts(app, limiter, "games.Games", settings.rate_limit_create, "create", "tables created", "CREATE")
@@ -282,9 +284,7 @@ def _docs(app: Flask) -> None:
     ui = get_swaggerui_blueprint("/docs", "/openapi.json", config=config)
     app.register_blueprint(ui)
 
-    @app.get("/")
-    def index() -> Response:
-        return redirect("/docs/", 302)  # type: ignore[return-value]
+    app.register_blueprint(_web_blp)  # the web table at / (links to /docs/)
 
 
 def openapi_document(app: Flask) -> dict[str, Any]:

@@ -184,6 +184,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
         raise click.ClickException(f"could not start: {exc}") from exc
     os.environ["REDIS_URL"] = url
     click.echo(f"May I game service on http://{host}:{port} ({where})")
+    click.echo(f"  Web table: http://{host}:{port}/")
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
     click.echo("  Stop with Ctrl+C.")
     try:
