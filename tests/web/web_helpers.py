@@ -35,8 +35,8 @@ def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -
     page.get_by_label("Seats", exact=True).fill("4")
     bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
     if bots:
-        expect(bot_choice.locator("option")).not_to_have_count(1)  # the service's names have loaded
-        bot_choice.select_option(index=1)
+        expect(bot_choice.locator("option[value='random']")).to_have_count(1)  # the service's names have loaded
+        bot_choice.select_option("random")
     else:
         bot_choice.select_option("")
     page.get_by_label("Claim window (s)", exact=True).fill("600")
