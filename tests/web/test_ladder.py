@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SERVER_ENV
 from playwright.sync_api import expect
+from web_helpers import SERVER_ENV
 
 from mayi_bots import make
 from mayi_sdk import Client, run_polling
