@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import counts_of, remove_cards
+from .cards import CARD_SLOTS, counts_of, remove_cards
 from .contracts import goals_for
 from .game import claim_problem, claims_still_open, last_card_problem, may_lay_off_now, turn_problem
-from .melds import Meld, candidate_cards, lay_off_card, lay_off_options
+from .melds import Meld, lay_off_card, lay_off_fits, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
 from .solver import find_contract
@@ -47,15 +47,16 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
     if phase is Phase.FINISHED:
         return []
     if phase is Phase.FIRST_OFFER or (phase is Phase.DRAW and seat != s.turn):
-        return [Claim(), Pass()] if claim_problem(s, seat, now) is None else []
-    if turn_problem(s, seat, (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
+        return [_CLAIM, _PASS] if claim_problem(s, seat, now) is None else []
+    if turn_problem(s, seat, _TURN_PHASES) is not None:
         return []
     if phase is Phase.DRAW:
-        return [TakeDiscard()] if claims_still_open(s, now) else [TakeDiscard(), DrawStock()]
+        return [_TAKE] if claims_still_open(s, now) else [_TAKE, _DRAW]
     hand = s.hands[seat]
     out: list[Move] = []
     if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
-        out = [Discard(c) for c in sorted(set(hand))]
+        discards = _DISCARDS
+        out = [discards[c] for c in sorted(set(hand))]
     if phase is Phase.FIRST_DISCARD:
         return out
     if not s.down[seat]:
@@ -63,6 +64,12 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
     elif may_lay_off_now(s):
         out.extend(legal_lay_offs(s, seat))
     return out
+
+
+# Moves are immutable values: the same ones serve every state.
+_CLAIM, _PASS, _TAKE, _DRAW = Claim(), Pass(), TakeDiscard(), DrawStock()
+_DISCARDS = [Discard(c) for c in range(CARD_SLOTS)]
+_TURN_PHASES = (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)
 
 
 def _legal_go_down(s: State, seat: int) -> list[Move]:
@@ -103,12 +110,12 @@ def _playable_counts(s: State, seat: int) -> list[int]:
 
 
 def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
+    """Each card that ``counts`` holds and that fits a meld, on each meld, with each joker end."""
     parts: list[LayOffPart] = []
-    playable = {c for c in range(len(counts)) if counts[c] > 0}
     for meld in melds:
-        for card in sorted(playable & candidate_cards(meld, rules)):
-            for end in lay_off_options(meld, card, rules):
-                parts.append(LayOffPart(meld.id, (card,), end))
+        for card, ends in lay_off_fits(meld, rules):
+            if counts[card] > 0:
+                parts.extend(LayOffPart(meld.id, (card,), end) for end in ends)
     return parts
 
 

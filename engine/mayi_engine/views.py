@@ -10,12 +10,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .cards import card_code, card_codes
+from .cards import CARD_SLOTS, card_code, card_codes
 from .clocks import deadline
 from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Move, move_to_json
+from .moves import Discard, Move, move_to_json
 from .rules import Contract
 from .state import GameStatus, Phase, RoundResult, State
 
@@ -43,6 +43,51 @@ def _result_view(result: RoundResult) -> dict[str, Any]:
 @lru_cache(maxsize=16384)
 def _move_view(move: Move) -> dict[str, Any]:
     return move_to_json(move)
+
+
+_CODES = [card_code(c) for c in range(CARD_SLOTS)]
+
+
+def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
+    """The JSON of legal moves: a discard (most of them) written at once, the rest from a cache."""
+    codes = _CODES
+    out = []
+    for m in moves:
+        if type(m) is Discard:
+            out.append({"type": "discard", "card": codes[m.card]})
+        else:
+            out.append(dict(_move_view(m)))
+    return out
+
+
+class _Last:
+    """The JSON of the last tuple of melds (or results) shown: states in a row share the
+    same tuple until it changes, so a view reuses the list (one slot, swapped atomically)."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self) -> None:
+        self.slot: tuple[Any, list[dict[str, Any]]] = ((), [])
+
+
+_LAST_MELDS = _Last()
+_LAST_RESULTS = _Last()
+
+
+def _melds_view(melds: tuple[Meld, ...]) -> list[dict[str, Any]]:
+    key, shown = _LAST_MELDS.slot
+    if key is not melds:
+        shown = [_meld_view(m) for m in melds]
+        _LAST_MELDS.slot = (melds, shown)
+    return [dict(m) for m in shown]
+
+
+def _results_view(results: tuple[RoundResult, ...]) -> list[dict[str, Any]]:
+    key, shown = _LAST_RESULTS.slot
+    if key is not results:
+        shown = [_result_view(r) for r in results]
+        _LAST_RESULTS.slot = (results, shown)
+    return [dict(r) for r in shown]
 
 
 def _goals_view(s: State) -> dict[str, Any]:
@@ -81,13 +126,14 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             "pending": [s.actor],
             "closes_at": s.turn_deadline,
         }
-    claims_left = s.rules.claim_limit
+    rules = s.rules
+    claims_left = rules.claim_limit
     view: dict[str, Any] = {
-        "variant": s.rules.name,
+        "variant": rules.name,
         "status": status(s),
         "round": {
             "number": s.round,
-            "of": len(s.rules.rounds),
+            "of": len(rules.rounds),
             "dealer": s.dealer,
             "first": s.first_player,
             "contract": dict(_contract_view(contract)),
@@ -104,20 +150,22 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         "seats": [
             {
                 "seat": i,
-                "name": s.names[i],
-                "hand_count": len(s.hands[i]),
-                "down": s.down[i],
-                "total": s.totals[i],
-                "claims_used": s.claims_used[i],
-                "claims_left": None if claims_left is None else claims_left - s.claims_used[i],
-                "absent": s.absent[i],
+                "name": name,
+                "hand_count": len(hand),
+                "down": down,
+                "total": total,
+                "claims_used": used,
+                "claims_left": None if claims_left is None else claims_left - used,
+                "absent": absent,
             }
-            for i in range(s.players)
+            for i, (name, hand, down, total, used, absent) in enumerate(
+                zip(s.names, s.hands, s.down, s.totals, s.claims_used, s.absent, strict=True)
+            )
         ],
-        "melds": [dict(_meld_view(m)) for m in s.melds],
+        "melds": _melds_view(s.melds),
         **_goals_view(s),
         "deadline": deadline(s),
-        "results": [dict(_result_view(r)) for r in s.results],
+        "results": _results_view(s.results),
     }
     if s.phase is Phase.FINISHED:
         view["places"] = standings(s)
@@ -125,5 +173,5 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         view["seat"] = seat
         view["hand"] = card_codes(s.hands[seat])
         view["held"] = card_code(s.held) if s.held >= 0 and seat == s.turn and s.phase is Phase.PLAY else None
-        view["legal"] = [dict(_move_view(m)) for m in legal_moves(s, seat, now)]
+        view["legal"] = _legal_view(legal_moves(s, seat, now))
     return view
