@@ -369,11 +369,12 @@ def lay_off_fits(meld: Meld, rules: Rules) -> tuple[tuple[int, tuple[str | None,
     """Every card that may be laid off on ``meld`` now, in card order, each with its
     ``joker_to`` choices (:func:`lay_off_options`). Cached: a meld stays on the table,
     unchanged, for many turns, and only two rules matter."""
-    return _fits(meld, rules.joker_limit, rules.title)
+    return lay_off_fits_for(meld, rules.joker_limit, rules.title)
 
 
 @lru_cache(maxsize=16384)
-def _fits(meld: Meld, joker_limit: int | None, title: str) -> tuple[tuple[int, tuple[str | None, ...]], ...]:
+def lay_off_fits_for(meld: Meld, joker_limit: int | None, title: str) -> tuple[tuple[int, tuple[str | None, ...]], ...]:
+    """:func:`lay_off_fits` with the two rules it reads (``Rules.joker_limit`` and ``Rules.title``)."""
     out = []
     for card in sorted(_candidate_cards(meld, joker_limit)):
         ends = _lay_off_options(meld, card, joker_limit, title)

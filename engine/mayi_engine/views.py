@@ -15,7 +15,7 @@ from .clocks import deadline
 from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Discard, Move, move_to_json
+from .moves import Discard, LayOff, Move, move_to_json
 from .rules import Contract
 from .state import GameStatus, Phase, RoundResult, State
 
@@ -49,12 +49,19 @@ _CODES = [card_code(c) for c in range(CARD_SLOTS)]
 
 
 def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
-    """The JSON of legal moves: a discard (most of them) written at once, the rest from a cache."""
+    """The JSON of legal moves: discards and one-card lay-offs (most of them) written at once,
+    the rest from a cache; each a new dict, as ``move_to_json`` writes it."""
     codes = _CODES
-    out = []
+    out: list[dict[str, Any]] = []
     for m in moves:
         if type(m) is Discard:
             out.append({"type": "discard", "card": codes[m.card]})
+        elif type(m) is LayOff and len(m.parts) == 1 and len(m.parts[0].cards) == 1:  # as legal_moves lists them
+            p = m.parts[0]
+            part: dict[str, Any] = {"meld": p.meld, "cards": [codes[p.cards[0]]]}
+            if p.joker_to is not None:
+                part["joker_to"] = p.joker_to
+            out.append({"type": "lay_off", "lay_offs": [part]})
         else:
             out.append(dict(_move_view(m)))
     return out
