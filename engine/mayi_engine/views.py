@@ -35,6 +35,21 @@ def _contract_view(contract: Contract) -> dict[str, Any]:
     return contract.as_json()
 
 
+#: The JSON of each contract object met, by identity (a few per variant; the object is kept
+#: beside its JSON, so an id is never reused while it is in here).
+_CONTRACTS: dict[int, tuple[Contract, dict[str, Any]]] = {}
+
+
+def _contract_json(contract: Contract) -> dict[str, Any]:
+    """A new dict of the contract's JSON (its ``as_json``, made once per contract object)."""
+    known = _CONTRACTS.get(id(contract))
+    if known is None or known[0] is not contract:
+        if len(_CONTRACTS) > 1024:
+            _CONTRACTS.clear()
+        known = _CONTRACTS[id(contract)] = (contract, _contract_view(contract))
+    return dict(known[1])
+
+
 @lru_cache(maxsize=4096)
 def _result_view(result: RoundResult) -> dict[str, Any]:
     return {"round": result.round, "out": result.out if result.out >= 0 else None, "scores": list(result.scores)}
@@ -112,46 +127,51 @@ def status(state: State) -> GameStatus:
 def player_view(state: State, seat: int | None = None, now: float | None = None) -> dict[str, Any]:
     """The view of ``seat`` (``None``: a spectator's public view). Plain JSON-ready data."""
     s = state
-    contract = s.rules.rounds[s.round - 1].contract
-    upcard = s.upcard
-    window = None
-    if s.phase is Phase.DRAW and upcard is not None:
-        window = {
-            "card": card_code(upcard),
-            "discarder": s.discarder if s.discarder >= 0 else None,
-            "claims": list(s.claims),
-            "passes": list(s.passes),
-            "pending": list(pending_claimants(s)),
-            "closes_at": s.claim_closes_at,
-        }
-    elif s.phase is Phase.FIRST_OFFER and upcard is not None:
-        window = {
-            "card": card_code(upcard),
-            "discarder": None,
-            "claims": [],
-            "passes": [(s.turn + k) % s.players for k in range((s.actor - s.turn) % s.players)],
-            "pending": [s.actor],
-            "closes_at": s.turn_deadline,
-        }
     rules = s.rules
+    phase = s.phase
+    discard = s.discard
+    codes = _CODES
+    players = len(s.names)
+    turn = s.turn
+    upcard = discard[-1] if discard and (phase is Phase.DRAW or phase is Phase.FIRST_OFFER) else None
+    window = None
+    if upcard is not None:
+        if phase is Phase.DRAW:
+            window = {
+                "card": codes[upcard],
+                "discarder": s.discarder if s.discarder >= 0 else None,
+                "claims": list(s.claims),
+                "passes": list(s.passes),
+                "pending": list(pending_claimants(s)),
+                "closes_at": s.claim_closes_at,
+            }
+        else:
+            window = {
+                "card": codes[upcard],
+                "discarder": None,
+                "claims": [],
+                "passes": [(turn + k) % players for k in range((s.actor - turn) % players)],
+                "pending": [s.actor],
+                "closes_at": s.turn_deadline,
+            }
     claims_left = rules.claim_limit
     view: dict[str, Any] = {
         "variant": rules.name,
-        "status": status(s),
+        "status": GameStatus.FINISHED if phase is Phase.FINISHED else GameStatus.PLAYING,
         "round": {
             "number": s.round,
             "of": len(rules.rounds),
-            "dealer": s.dealer,
-            "first": s.first_player,
-            "contract": dict(_contract_view(contract)),
+            "dealer": (s.round - 2) % players,
+            "first": (s.round - 1) % players,
+            "contract": _contract_json(rules.rounds[s.round - 1].contract),
         },
-        "phase": s.phase.value,
-        "turn": s.turn,
+        "phase": phase.value,
+        "turn": turn,
         "actor": s.actor,
-        "upcard": card_code(upcard) if upcard is not None else None,
-        "discard_top": card_code(s.discard[-1]) if s.discard else None,
+        "upcard": None if upcard is None else codes[upcard],
+        "discard_top": codes[discard[-1]] if discard else None,
         "stock_count": len(s.stock),
-        "discard_count": len(s.discard),
+        "discard_count": len(discard),
         "reshuffles": s.reshuffles,
         "claim_window": window,
         "seats": [
