@@ -32,8 +32,9 @@ What is measured:
 * ``--compare``: RLCard's gin-rummy environment, random legal actions through
   ``env.step`` from ``env.reset()`` to the end of the game, in the same process.
 
-Goals: engine >= 27,000 actions/s with the random policy (and >= 1.0x RLCard's
-gin-rummy steps/s), solver p99 <= 1 ms, state <= 4 KB.
+Goals: engine >= 27,000 actions/s with the random policy (and >= 3.0x RLCard's
+gin-rummy steps/s: the engine's speed is the strong bot's search budget), solver
+p99 <= 1 ms, state <= 4 KB.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ from mayi_engine.views import player_view  # noqa: E402
 
 #: Goals (also in bench/README.md).
 GOAL_ACTIONS_PER_SECOND = 27_000
-GOAL_RATIO_VS_RLCARD = 1.0
+GOAL_RATIO_VS_RLCARD = 3.0
 GOAL_SOLVER_P99_SECONDS = 1e-3
 GOAL_STATE_BYTES = 4096
 
@@ -505,7 +506,14 @@ def report(results: dict[str, Any]) -> str:
         value = f"{rl['steps_per_second']:,.0f} ({rl['steps_per_second_min']:,.0f}-{rl['steps_per_second_max']:,.0f})"
         lines.append(_row("RLCard gin-rummy steps/s", value, "", None, f"rlcard {rl['version']}"))
         ratio = results["ratio_vs_rlcard"]
-        lines.append(_row("ratio ours (random) / RLCard", f"{ratio:.2f}", f">= {GOAL_RATIO_VS_RLCARD:.1f}", ratio))
+        lines.append(
+            _row(
+                "ratio ours (random) / RLCard",
+                f"{ratio:.2f}",
+                f">= {GOAL_RATIO_VS_RLCARD:.1f}",
+                ratio / GOAL_RATIO_VS_RLCARD,
+            )
+        )
     sv = results["solver"]
     goal_ms = GOAL_SOLVER_P99_SECONDS * 1e3
     for family in ("round6", "round7"):
