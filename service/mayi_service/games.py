@@ -100,6 +100,8 @@ class Games:
         self.after_commit: Callable[[GameRecord], None] | None = None
         #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
         self.bots: Any = None
+        #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
+        self.house: Any = None
 
     # -- creating and seating ---------------------------------------------
     def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
@@ -189,11 +191,12 @@ class Games:
             raise from_engine(exc) from exc
 
     def take_seat(
-        self, game_id: str, name: str, seat: int | None, digest: str | None = None
+        self, game_id: str, name: str, seat: int | None, digest: str | None = None, house_bot: str | None = None
     ) -> tuple[GameRecord, int, str]:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
 
-        ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then."""
+        ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then.
+        ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it)."""
 
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
             names = record.meta.names
@@ -207,9 +210,10 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name, bot=digest is not None)
-            token = "" if digest else new_token()
-            change = Change(fields={"meta": meta.to_json()}, tokens={digest or token_hash(token): chosen})
+            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot)
+            token = "" if digest or house_bot else new_token()
+            holder = digest or (token_hash(token) if token else None)
+            change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})
             updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
             if meta.full:
                 state, events = self._start(meta, now)
@@ -348,14 +352,31 @@ class Games:
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
 
+        attempts = 0
+
         def step(record: GameRecord, now: float) -> Update[dict[str, Any]]:
-            if idem_digest is not None:
-                # Looked up after loading the game: the record is committed with the version,
-                # so a first request that won before the load is found here, and one that wins
-                # after it makes this attempt's commit fail and the next attempt find it.
-                replay = self._replay_idempotent(game_id, idem_digest, body_digest)
-                if replay is not None:
-                    raise _Replayed(replay)
+            # The Idempotency-Key's first answer is looked up only where it may exist: on a
+            # retried attempt (this one lost a race, maybe to the first request) and before
+            # any refusal. A first attempt about to commit needs no look-up: the commit script
+            # refuses to write over a recorded answer (IdempotencyRecorded), and the retry then
+            # finds it. Looked up after loading the game: the record is committed with the
+            # version, so a first request that won before the load is found, and one that wins
+            # after it makes this attempt's commit fail.
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                return plan(record, now)
+            try:
+                planned = plan(record, now)
+            except ServiceError:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                raise
+            if planned.error is not None:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+            return planned
+
+        def plan(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -389,6 +410,35 @@ class Games:
             return replayed.body
         assert result is not None
         return result
+
+    def play_for_seat(self, record: GameRecord, seat: int, move: Move) -> bool:
+        """Play ``move`` for ``seat`` if the game is still at ``record``'s version (a house bot's
+        decision: the job worker's). True if it was committed; a game that moved on, or a move
+        that the game refuses, commits nothing."""
+
+        def step(current: GameRecord, now: float) -> Update[bool] | None:
+            if current.version != record.version or current.state is None:
+                return None
+            state, events = self._due_timeouts(codec.load_state(current.state), now)
+            if events:
+                return None  # a deadline passed: the clock's move first, then a new decision
+            try:
+                new_state, more = engine.play(state, seat, move, now)
+            except MayIError:
+                return None
+            change, updated = self._state_change(current, new_state, more, now)
+            return Update(change, updated, True)
+
+        try:
+            return bool(self.update(record.id, step, first=record))
+        except GameGone:
+            return False
+
+    def _raise_if_replayed(self, game_id: str, digest: str | None, body_digest: str) -> None:
+        """Raise :class:`_Replayed` with the first answer to this Idempotency-Key, if there is one."""
+        replay = None if digest is None else self._replay_idempotent(game_id, digest, body_digest)
+        if replay is not None:
+            raise _Replayed(replay)
 
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)

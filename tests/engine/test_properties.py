@@ -32,6 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
+from players import POLICIES
 
 from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
@@ -49,7 +50,6 @@ from mayi_engine.moves import (
     TakeDiscard,
     Timeout,
 )
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import Rules, get_rules
 from mayi_engine.simulate import invariant_violations, next_seat

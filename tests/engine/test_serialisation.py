@@ -11,12 +11,12 @@ import json
 from typing import Any
 
 import pytest
+from players import POLICIES
 
 from mayi_engine import apply_move, deadline, legal_moves, new_game
 from mayi_engine.cards import parse_cards
 from mayi_engine.errors import ConfigError
 from mayi_engine.moves import Timeout
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I, SHANGHAI, Rules, get_rules
 from mayi_engine.simulate import next_seat

@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 import requests
 
+from mayi_bots.greedy import usefulness
 from mayi_engine import event_to_json, new_game, play, start_game
 from mayi_engine.cards import parse_card
 from mayi_engine.moves import move_from_json
-from mayi_engine.policies import usefulness
-from mayi_engine.rules import Contract, Rules, get_rules
+from mayi_engine.rules import Rules, get_rules
 from mayi_engine.views import player_view
+from mayi_sdk import Contract as ViewContract
 
 TIMEOUT = 10
 NAMES = ["Ann", "Bob", "Cy"]
@@ -63,11 +64,10 @@ def choose(view: dict[str, Any], rules: Rules) -> dict[str, Any]:
         for move in legal:
             if move["type"] == kind:
                 return move
-    spec = view["round"]["contract"]
-    contract = Contract(spec["books"], spec["runs"], spec["all_cards"])
-    hand = tuple(sorted(parse_card(c) for c in view["hand"]))
+    contract = ViewContract.from_json(view["round"]["contract"])
+    hand = view["hand"]
     down = view["seats"][view["seat"]]["down"]
-    upcard = parse_card(view["upcard"]) if view["upcard"] else None
+    upcard = view["upcard"]
     helps = upcard is not None and not down and usefulness(upcard, hand, contract)
     claim, take = {"type": "claim", "claim": True}, {"type": "draw", "source": "discard"}
     if claim in legal and view["phase"] == "draw" and helps >= 4:
@@ -84,7 +84,7 @@ def choose(view: dict[str, Any], rules: Rules) -> dict[str, Any]:
 
         def badness(move: dict[str, Any]) -> tuple[int, int, int]:
             card = parse_card(move["card"])
-            return (-usefulness(card, hand, contract), rules.card_score(card), card)
+            return (-usefulness(move["card"], hand, contract), rules.card_score(card), card)
 
         return max(keep, key=badness)
     return legal[0]
