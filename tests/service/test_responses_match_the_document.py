@@ -22,10 +22,12 @@ from mayi_engine import (
     MAY_I,
     SHANGHAI,
     ErrorCode,
+    Event,
     Phase,
     Rules,
     Timeout,
     deadline,
+    event_to_json,
     legal_moves,
     move_to_json,
     play,
@@ -155,8 +157,8 @@ def test_the_event_union_has_every_event_type() -> None:
 # -- every event type the engine makes matches the document ------------------------
 
 
-def _stamp(events: list[dict[str, Any]], seq: int, now: float) -> list[dict[str, Any]]:
-    return [{"seq": seq + i, "time": now, **e} for i, e in enumerate(events, start=1)]
+def _stamp(events: list[Event], seq: int, now: float) -> list[dict[str, Any]]:
+    return [{"seq": seq + i, "time": now, **event_to_json(e)} for i, e in enumerate(events, start=1)]
 
 
 def _play_out(rules: Rules, players: int, seed: int, sleepy: int) -> list[dict[str, Any]]:
