@@ -150,7 +150,9 @@ def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
     games = Games(repo, on_commit=clock.on_commit)
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
 
-    games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
+    games.bots = Bots(
+        repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
+    )
     games.token_digest = games.bots.token_digest
     games.after_commit = games.bots.after_commit
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's

@@ -97,6 +97,8 @@ class Settings:
     webhook_deliveries_kept: int = 100
     #: Seconds the previous webhook secret still signs (beside the new one) after a rotation.
     webhook_secret_overlap_seconds: int = 24 * 3600
+    #: A bot account not used (no request with its token) for this many seconds is deleted (0: never).
+    bot_idle_ttl: int = 90 * 24 * 3600
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
