@@ -10,7 +10,8 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
 * ``<prefix>:{bot:<id>}:wake`` — a short stream; one entry per commit that may have given the
   bot a decision (numbered by ``<prefix>:{bot:<id>}:wake-seq``). Long-polls wait on it
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
-* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup).
+* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
+  ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
 * ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
@@ -126,7 +127,7 @@ class Bots:
         return f"{self.prefix}:{{bot:{bot_id}}}:wake-seq"
 
     def token_key(self, digest: str) -> str:
-        return f"{self.prefix}:{{index}}:bot-token:{digest}"
+        return self.repo.lookup_key("bot-token", digest)
 
     def game_bots_key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:bots"
