@@ -36,6 +36,7 @@ import http.client
 import ipaddress
 import json
 import logging
+import math
 import socket
 import ssl
 import time
@@ -310,6 +311,9 @@ class Webhooks:
         self.queue = queue
         self.settings = settings
         self.clock = clock
+        #: RQ's bound on one attempt (a receiver dripping its answer a byte at a time cannot
+        #: hold a worker for longer): the timeouts, plus time for the lookup and the log.
+        self.job_timeout = math.ceil(settings.webhook_connect_seconds + settings.webhook_read_seconds) + 10
 
     def log_key(self, bot_id: str) -> str:
         return f"{self.repo.prefix}:{{bot:{bot_id}}}:deliveries"
@@ -351,7 +355,7 @@ class Webhooks:
             seat,
             1,
             job_id=f"webhook-{game_id}-{version}-{seat}-1",
-            job_timeout=60,
+            job_timeout=self.job_timeout,
             result_ttl=0,
             failure_ttl=3600,
         )
@@ -459,7 +463,7 @@ class Webhooks:
                     seat,
                     attempt + 1,
                     job_id=f"webhook-{game_id}-{version}-{seat}-{attempt + 1}",
-                    job_timeout=60,
+                    job_timeout=self.job_timeout,
                     result_ttl=0,
                     failure_ttl=3600,
                 )
