@@ -91,6 +91,7 @@ class Bots:
         games: Games,
         *,
         secret_overlap: float = 24 * 3600,
+        idle_ttl: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
@@ -100,6 +101,12 @@ class Bots:
         self.clock = clock
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
+        #: A bot's keys expire after this many seconds without a request made with its token
+        #: (0: never). The token lookup is refreshed on every use (GETEX), the rest at most
+        #: once per ``touch_seconds`` per process.
+        self.idle_ttl = idle_ttl
+        self.touch_seconds = 3600.0
+        self._touched: dict[str, float] = {}
         self._wake = self.r.register_script(_WAKE_SCRIPT)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
         #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
@@ -136,7 +143,9 @@ class Bots:
             fields["webhook_url"] = webhook_url
         pipe = self.r.pipeline()
         pipe.hset(self.bot_key(bot_id), mapping=fields)
-        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
+        if self.idle_ttl:
+            pipe.expire(self.bot_key(bot_id), self.idle_ttl)
         pipe.execute()
         return {"bot_id": bot_id, "name": name, "token": token, "webhook_secret": secret, "webhook_url": webhook_url}
 
@@ -144,8 +153,42 @@ class Bots:
         """The bot a token belongs to (``None``: not a bot token, or no longer valid)."""
         if not is_bot_token(token):
             return None
-        found = self.r.get(self.token_key(token_hash(str(token))))
-        return found.decode() if isinstance(found, bytes) else found
+        key = self.token_key(token_hash(str(token)))
+        if not self.idle_ttl:
+            found = self.r.get(key)
+            return found.decode() if isinstance(found, bytes) else found
+        found = self.r.getex(key, ex=self.idle_ttl)  # used: the account lives on
+        if found is None:
+            return None
+        bot_id = found.decode() if isinstance(found, bytes) else str(found)
+        self.touch(bot_id)
+        return bot_id
+
+    def account_keys(self, bot_id: str) -> list[str]:
+        """The keys of a bot's account that expire when it is not used (not its token lookup)."""
+        return [
+            self.bot_key(bot_id),
+            self.games_key(bot_id),
+            self.wake_key(bot_id),
+            self.wake_seq_key(bot_id),
+            f"{self.prefix}:{{bot:{bot_id}}}:deliveries",
+        ]
+
+    def touch(self, bot_id: str, force: bool = False) -> None:
+        """Push back the expiry of the bot's account (at most once per ``touch_seconds`` in
+        this process, unless ``force``)."""
+        if not self.idle_ttl:
+            return
+        now = time.monotonic()
+        if not force and now - self._touched.get(bot_id, -self.touch_seconds) < self.touch_seconds:
+            return
+        if len(self._touched) > 10000:
+            self._touched.clear()
+        self._touched[bot_id] = now
+        pipe = self.r.pipeline(transaction=False)
+        for key in self.account_keys(bot_id):
+            pipe.expire(key, self.idle_ttl)
+        pipe.execute()
 
     def require(self, token: str | None) -> str:
         """The bot id of the caller's token, or 401 naming what is wrong."""
@@ -193,7 +236,7 @@ class Bots:
         token = new_token("bot")
         pipe = self.r.pipeline()
         pipe.delete(self.token_key(token_hash(old_token)))
-        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
         pipe.hset(self.bot_key(bot_id), "token_hash", token_hash(token))
         pipe.execute()
         return {"bot_id": bot_id, "token": token}
@@ -227,6 +270,8 @@ class Bots:
         seats = self.seats_of(bot_id).get(game_id, [])
         pipe = self.r.pipeline()
         pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
+        if self.idle_ttl:
+            pipe.expire(self.games_key(bot_id), self.idle_ttl)
         pipe.hset(self.game_bots_key(game_id), str(seat), bot_id)
         ttl = self.repo.waiting_ttl or self.repo.finished_ttl
         if ttl:
