@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
@@ -17,12 +17,14 @@ from flask_smorest.utils import prepare_response
 from . import problems
 from .api import bots as bots_api
 from .api import games, health
+from .api import ladder as ladder_api
 from .api.common import Services, bearer_token
 from .clock import game_parts
 from .config import Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
-from .store import connect, redis_url
+from .store import COMMAND_TIMEOUT, connect, is_cluster_url, jobs_url, redis_url
+from .web import blp as _web_blp
 
 API_VERSION = "1.0.0"
 
@@ -135,8 +137,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     """Build the API app. Settings come from the environment unless given."""
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
+    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
     client = connect(url)
-    game_service, _ = game_parts(settings, client)
+    game_service, clock = game_parts(settings, client)
     # A bound on open tables per client address, part of the abuse limits (off with them).
     game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
@@ -166,6 +169,10 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.extensions["mayi"] = Services(settings, game_service, client)
     app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
     app.extensions["mayi_url"] = url
+    app.extensions["mayi_jobs"] = clock.jobs  # the Redis of the RQ jobs (its own on a cluster)
+    from .ladder import Ladder  # the bot ladder (its jobs run in the worker)
+
+    app.extensions["mayi_ladder"] = Ladder(game_service, settings)
 
     api = _Api(app)
     api.ma_plugin.converter.add_attribute_function(union2properties)
@@ -174,6 +181,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform
+    api.register_blueprint(ladder_api.blp)  # the bot ladder
     problems.register(app)
 
     # Two limits over all routes together: one per token (anonymous callers: per
@@ -182,6 +190,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         _limit_key,
         app=app,
         storage_uri=_limiter_uri(url),
+        storage_options=_limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
         application_limits=[
@@ -189,9 +198,11 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
             ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
         ],
         headers_enabled=settings.rate_limit_headers,
-        key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
+        # limits tags each counter's keys itself (``{<key>}``): on a cluster they spread over the nodes.
+        key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
+    limiter.exempt(_web_blp)  # the page and its assets: no API work
     # Creating a table costs more than any other request (it may be played out by the
     # worker), and so does registering a bot: each has its own, much lower limit per address.
     _limit_posts(app, limiter, "games.Games", settings.rate_limit_create, "create", "tables created", "CREATE")
@@ -244,9 +255,24 @@ def _request_hooks(app: Flask, settings: Settings) -> None:
 
 
 def _limiter_uri(url: str) -> str:
+    """The limits storage URI of the Redis at ``url``: on a cluster, limits' own cluster
+    storage (``redis+cluster://``, TLS through :func:`_limiter_options`)."""
     if url.startswith("unix://"):
         return "redis+unix://" + url[len("unix://") :]
+    if is_cluster_url(url):
+        return "redis+cluster://" + url.split("://", 1)[1]
     return url
+
+
+def _limiter_options(url: str) -> dict[str, Any]:
+    """Options of the limits storage: on a cluster, the service's own timeouts (redis-py's
+    cluster client has none by default) and TLS for ``rediss+cluster://``."""
+    if not is_cluster_url(url):
+        return {}
+    options: dict[str, Any] = {"socket_timeout": COMMAND_TIMEOUT, "socket_connect_timeout": 5}
+    if url.lower().startswith("rediss+"):
+        options["ssl"] = True
+    return options
 
 
 def _docs(app: Flask) -> None:
@@ -258,9 +284,7 @@ def _docs(app: Flask) -> None:
     ui = get_swaggerui_blueprint("/docs", "/openapi.json", config=config)
     app.register_blueprint(ui)
 
-    @app.get("/")
-    def index() -> Response:
-        return redirect("/docs/", 302)  # type: ignore[return-value]
+    app.register_blueprint(_web_blp)  # the web table at / (links to /docs/)
 
 
 def openapi_document(app: Flask) -> dict[str, Any]:

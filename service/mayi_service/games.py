@@ -100,6 +100,8 @@ class Games:
         self.after_commit: Callable[[GameRecord], None] | None = None
         #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
         self.bots: Any = None
+        #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
+        self.house: Any = None
 
     # -- creating and seating ---------------------------------------------
     def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
@@ -172,7 +174,7 @@ class Games:
                 self.on_commit(record, at)
         return record, issued
 
-    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
         rules = get_rules(meta.variant, meta.options)
         test = meta.test or {}
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
@@ -189,11 +191,12 @@ class Games:
             raise from_engine(exc) from exc
 
     def take_seat(
-        self, game_id: str, name: str, seat: int | None, digest: str | None = None
+        self, game_id: str, name: str, seat: int | None, digest: str | None = None, house_bot: str | None = None
     ) -> tuple[GameRecord, int, str]:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
 
-        ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then."""
+        ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then.
+        ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it)."""
 
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
             names = record.meta.names
@@ -207,9 +210,10 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name, bot=digest is not None)
-            token = "" if digest else new_token()
-            change = Change(fields={"meta": meta.to_json()}, tokens={digest or token_hash(token): chosen})
+            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot)
+            token = "" if digest or house_bot else new_token()
+            holder = digest or (token_hash(token) if token else None)
+            change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})
             updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
             if meta.full:
                 state, events = self._start(meta, now)
@@ -407,6 +411,29 @@ class Games:
         assert result is not None
         return result
 
+    def play_for_seat(self, record: GameRecord, seat: int, move: Move) -> bool:
+        """Play ``move`` for ``seat`` if the game is still at ``record``'s version (a house bot's
+        decision: the job worker's). True if it was committed; a game that moved on, or a move
+        that the game refuses, commits nothing."""
+
+        def step(current: GameRecord, now: float) -> Update[bool] | None:
+            if current.version != record.version or current.state is None:
+                return None
+            state, events = self._due_timeouts(codec.load_state(current.state), now)
+            if events:
+                return None  # a deadline passed: the clock's move first, then a new decision
+            try:
+                new_state, more = engine.play(state, seat, move, now)
+            except MayIError:
+                return None
+            change, updated = self._state_change(current, new_state, more, now)
+            return Update(change, updated, True)
+
+        try:
+            return bool(self.update(record.id, step, first=record))
+        except GameGone:
+            return False
+
     def _raise_if_replayed(self, game_id: str, digest: str | None, body_digest: str) -> None:
         """Raise :class:`_Replayed` with the first answer to this Idempotency-Key, if there is one."""
         replay = None if digest is None else self._replay_idempotent(game_id, digest, body_digest)
@@ -426,7 +453,7 @@ class Games:
         body: dict[str, Any] = stored["body"]
         return body
 
-    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[engine.Event]]:
         due = engine.deadline(state)
         if due is None or due > now:
             return state, []
@@ -456,7 +483,7 @@ class Games:
         self,
         record: GameRecord,
         state: State,
-        events: list[dict[str, Any]],
+        events: list[engine.Event],
         now: float,
         meta: TableMeta | None = None,
     ) -> tuple[Change, GameRecord]:
@@ -474,7 +501,7 @@ class Games:
             },
             events=self._stamp(events, record.seq, now),
             clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
-            round_ended=any(e["type"] == "round_ended" for e in events),
+            round_ended=any(e.type == "round_ended" for e in events),
         )
         updated = GameRecord(
             record.id, record.version + 1, seq, game_status, meta or record.meta, text, due, record.clock_at
@@ -482,11 +509,12 @@ class Games:
         return change, updated
 
     @staticmethod
-    def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
+    def _stamp(events: list[engine.Event], last_seq: int, now: float) -> list[tuple[int, str]]:
+        """The engine's events as the log keeps them: numbered, timed, turned into JSON here
+        (the one place engine events become JSON in the service)."""
         out = []
         for i, event in enumerate(events, start=last_seq + 1):
-            event = {"seq": i, "time": round(now, 3), **event}
-            out.append((i, _json(event)))
+            out.append((i, _json({"seq": i, "time": round(now, 3), **engine.event_to_json(event)})))
         return out
 
     def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:

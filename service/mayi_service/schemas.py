@@ -14,6 +14,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
+from mayi_bots import NAMES as HOUSE_BOTS
 from mayi_engine import VARIANTS, ErrorCode, GameStatus, InvalidMoveError, OptionSpec, parse_card
 
 #: Longest player name, in characters.
@@ -286,8 +287,15 @@ class GameCreateSchema(StrictSchema):
 
 
 class SeatInSchema(StrictSchema):
-    name = Name(required=True)
+    name = Name()  # required unless house_bot is given (the view checks)
     seat = StrictInteger(validate=validate.Range(0, 7))
+    house_bot = Text(
+        validate=validate.OneOf(HOUSE_BOTS),
+        metadata={
+            "description": "Seat a house bot (one of the reference bots, played by the service) "
+            "instead of a person; its `name` defaults to the bot's name"
+        },
+    )
 
 
 class DrawInSchema(StrictSchema):
@@ -458,6 +466,8 @@ SERVICE_CODES = (
     "too_many_open_tables",
     "idempotency_key_reused",
     "bot_already_seated",
+    "house_bots_unavailable",
+    "not_entered",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
@@ -661,7 +671,11 @@ class GameCreatedSchema(Schema):
 
 class SeatTakenSchema(Schema):
     seat = _req(fields.Integer)
-    token = _req(fields.String, metadata={"description": "The seat's bearer token, shown only once"})
+    token = _req(
+        fields.String,
+        allow_none=True,
+        metadata={"description": "The seat's bearer token, shown only once (null for a house bot: it has none)"},
+    )
     game = _req(Union, "GameView")
 
 

@@ -208,9 +208,24 @@ class Seats(MethodView):
         only once). The game starts when every seat is taken. Sent with a bot's
         token, the bot takes the seat and acts there with that same token (the
         answer's `token` is it); a bot holds at most one seat per game (409
-        `bot_already_seated`).
+        `bot_already_seated`). With `house_bot` (and no token), one of the
+        reference bots takes the seat and the service plays it (the answer's
+        `token` is null; 409 `house_bots_unavailable` on a server without a job
+        worker).
         """
         games = _games()
+        house_bot = data.get("house_bot")
+        if house_bot is not None:
+            if bearer_token():
+                raise ServiceError(
+                    422, "validation_error", "house_bot: a house bot takes a seat without a token; send none"
+                )
+            games.house.require()
+            name = data.get("name") or f"{house_bot} (house bot)"
+            record, seat, _ = games.take_seat(game_id, name, data.get("seat"), house_bot=house_bot)
+            return {"seat": seat, "token": None, "game": games.view(record, Viewer(None))}
+        if "name" not in data:
+            raise ServiceError(422, "validation_error", "name: required (or house_bot, to seat a house bot)")
         # -- bot platform hook: a bot token takes the seat for its bot (mayi_service.bots) --
         from .bots import seat_for_bot
 

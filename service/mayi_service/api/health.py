@@ -6,7 +6,7 @@ import hmac
 import time
 from typing import Any
 
-from flask import Response, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -15,6 +15,7 @@ from mayi_engine import GameStatus
 
 from .. import schemas as s
 from ..problems import ServiceError
+from ..store import reachable
 from .common import StrictBlueprint, document_errors, services
 
 blp = StrictBlueprint("health", __name__, description="Liveness and metrics")
@@ -32,16 +33,29 @@ ACTIONS = Counter("mayi_actions_total", "Game actions applied", ["action", "outc
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
-    @blp.alt_response(503, schema=s.HealthSchema, description="Redis is not reachable")
+    @blp.alt_response(
+        503,
+        schema=s.HealthSchema,
+        description="Redis is not reachable (on a Redis Cluster: a primary, or the cluster is down), "
+        "or the Redis of the jobs is not",
+        headers={"Retry-After": {"$ref": "#/components/headers/RetryAfter"}},
+    )
     @blp.doc(operationId="getHealth")
     def get(self) -> Any:
-        """Liveness and Redis reachability"""
-        try:
-            ok = services().games.repo.ping()
-        except Exception:
-            ok = False
+        """Liveness and Redis reachability
+
+        `redis` is true when the game store answers (on a Redis Cluster: every primary answers
+        and says the cluster is ok) and so does the Redis of the jobs.
+        """
+        svc = services()
+        ok = reachable(svc.redis)
+        jobs = current_app.extensions.get("mayi_jobs")
+        if ok and jobs is not None and jobs is not svc.redis:
+            ok = reachable(jobs)
         body = {"status": "ok" if ok else "unavailable", "redis": ok}
-        return body, (200 if ok else 503)
+        if ok:
+            return body, 200
+        return body, 503, {"Retry-After": "2"}
 
 
 @blp.route("/metrics")
@@ -79,7 +93,8 @@ class _StoreCollector:
             games.add_metric([status], svc.games.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
-        depth.add_metric([], svc.redis.llen(f"rq:queue:{svc.settings.queue_name}"))
+        jobs = current_app.extensions.get("mayi_jobs") or svc.redis  # the Redis of the RQ jobs
+        depth.add_metric([], jobs.llen(f"rq:queue:{svc.settings.queue_name}"))
         yield depth
 
 

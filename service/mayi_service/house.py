@@ -1,0 +1,151 @@
+"""House bots: the reference bots of :mod:`mayi_bots`, seated by a table and played by the job worker.
+
+A table asks for one with ``POST /v1/games/{id}/seats`` and ``{"house_bot": "greedy"}``; the
+seat's bot name is kept in the table's meta (``house_bots``). After every commit of a playing
+game that has a house seat, :meth:`HouseBots.after_commit` queues one job
+(:func:`run_house_job`) on the jobs queue. The job loads the game, lets the first house seat
+that must decide (a pending claimant before the player whose turn it is, as at a real table)
+answer through the same engine call as an action, and commits with a version check. That
+commit queues the next job, so house seats play one decision per job until a person must act.
+
+Nothing is lost when a job is: a job for an old version does nothing (a newer commit queued
+its own), a lost race is left to the job of the commit that won, and a job that never runs
+(a crashed worker) leaves the decision to the turn clock, whose commit queues a job again.
+The bots see only their seat's view, as any bot does: the worker builds the view the API
+would answer and hands it to the bot as a :class:`mayi_sdk.GameView`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from mayi_engine import GameStatus, MayIError, legal_moves, move_from_json, pending_claimants
+
+from . import codec
+from .games import Games, Viewer
+from .problems import ServiceError
+from .repository import GameRecord
+
+if TYPE_CHECKING:
+    from rq import Queue
+
+    from mayi_sdk import Bot
+
+log = logging.getLogger(__name__)
+
+#: Bots kept per worker process (a bot may remember what it saw in its game).
+KEEP_BOTS = 256
+
+
+def job_id(game_id: str, version: int) -> str:
+    """One house job per game version: a second enqueue of the same version replaces the first."""
+    return f"house-{game_id}-{version}"
+
+
+class HouseBots:
+    """Queues and plays the house seats of the games of one :class:`~mayi_service.games.Games`."""
+
+    def __init__(self, games: Games, queue: Queue | None) -> None:
+        self.games = games
+        self.queue = queue
+        self._bots: OrderedDict[tuple[str, int], Bot] = OrderedDict()
+
+    @property
+    def available(self) -> bool:
+        """House bots need the job worker (clock jobs on)."""
+        return self.queue is not None
+
+    def require(self) -> None:
+        """Refuse a house bot when no worker would play it."""
+        if self.queue is None:
+            raise ServiceError(
+                409,
+                "house_bots_unavailable",
+                "house_bot: this server runs no job worker (MAYI_SCHEDULE_CLOCK_JOBS is off), "
+                "so no house bot could play; take the seat with a name instead",
+            )
+
+    # -- the commit hook -------------------------------------------------------
+    def after_commit(self, record: GameRecord) -> None:
+        """Queue a house job for ``record`` when it is a playing game with a house seat."""
+        if not record.meta.house_bots or record.status != GameStatus.PLAYING or self.queue is None:
+            return
+        if record.meta.ladder:  # a ladder match: its match job plays the house seats (mayi_service.ladder)
+            return
+        self.queue.enqueue(
+            run_house_job,
+            record.id,
+            record.version,
+            job_id=job_id(record.id, record.version),
+            result_ttl=0,
+            failure_ttl=3600,
+        )
+
+    # -- the job ---------------------------------------------------------------
+    def play(self, game_id: str, version: int) -> bool:
+        """Play one decision of a house seat of ``game_id`` at ``version``. True if one was played."""
+        try:
+            record = self.games.load(game_id)
+        except Exception:  # gone: nothing to play
+            return False
+        if record.version != version or record.status != GameStatus.PLAYING or record.state is None:
+            return False  # a newer commit queued its own job
+        state = codec.load_state(record.state)
+        now = self.games.clock()
+        seat = self._deciding(record, state, now)
+        if seat is None:
+            return False
+        view = self.games.view(record, Viewer(seat), now, state)
+        bot = self._bot(record, seat)
+        try:
+            move = move_from_json(_answer(bot, view))
+        except Exception:  # a reference bot's bug must not stop the table: the clock plays
+            log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
+            return False
+        return self.games.play_for_seat(record, seat, move)
+
+    def _deciding(self, record: GameRecord, state: Any, now: float) -> int | None:
+        """The first house seat that must decide now: claimants clockwise from the turn, then the actor."""
+        house = {seat for seat, _ in record.meta.house_bots}
+        pending = sorted(pending_claimants(state), key=lambda p: (p - state.turn) % state.players)
+        for seat in [*pending, state.actor]:
+            if seat in house and legal_moves(state, seat, now):
+                return int(seat)
+        return None
+
+    def _bot(self, record: GameRecord, seat: int) -> Bot:
+        key = (record.id, seat)
+        bot = self._bots.get(key)
+        if bot is None:
+            from mayi_bots import make
+
+            bot = self._bots[key] = make(record.meta.house_bot(seat) or "random")
+            while len(self._bots) > KEEP_BOTS:
+                self._bots.popitem(last=False)
+        else:
+            self._bots.move_to_end(key)
+        return bot
+
+
+def _answer(bot: Bot, view: dict[str, Any]) -> dict[str, Any]:
+    from mayi_sdk import GameView
+    from mayi_sdk.bot import as_legal_move
+
+    move = as_legal_move(bot.decide(GameView.from_json(view)))
+    return {"type": move.type, **move.body}
+
+
+def run_house_job(game_id: str, version: int) -> None:
+    """RQ job: one decision of a house seat of ``game_id`` (see :class:`HouseBots`)."""
+    from .clock import _worker_parts
+
+    games, _ = _worker_parts()
+    try:
+        games.house.play(game_id, version)
+    except MayIError:  # the game moved on under the bot: the next commit's job plays
+        log.info("house job for game %s at version %d: the game moved on", game_id, version)
+
+
+__all__ = ["HouseBots", "job_id", "run_house_job"]

@@ -1,0 +1,154 @@
+"""House bots: a table seats reference bots in its empty seats and the job worker plays them.
+
+The games run against a real ``mayi serve`` with its job worker (a real RQ worker process)
+on the suite's Redis; the refusals are checked in-process.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from http_moves import auth, move_request
+from serving import Served, mayi_serve
+
+from mayi_bots import NAMES
+from mayi_sdk import Client
+
+SLOW = {"claim_seconds": 600, "turn_seconds": 600}
+#: The longest a game's last two rounds may take on a loaded CI machine (a cap, not a timing).
+GAME_CAP = 300.0
+#: The last two rounds of each variant (the earlier ones add nothing here).
+LATE = {"may_i": 6, "shanghai": 7}
+
+
+@pytest.fixture
+def served(tmp_path: Path, redis_url: str) -> Iterator[Served]:
+    env = {"MAYI_REDIS_URL": redis_url, "MAYI_SCHEDULE_CLOCK_JOBS": "true", "MAYI_RATE_LIMITS_ENABLED": "false"}
+    with mayi_serve(tmp_path, env, worker=True) as server:
+        server.wait_ready()
+        yield server
+
+
+def _table(url: str, variant: str, seats: int) -> str:
+    body = {"variant": variant, "seats": seats, "options": SLOW, "test": {"start_round": LATE[variant]}}
+    created = requests.post(f"{url}/v1/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    return str(created.json()["game_id"])
+
+
+def _seat(url: str, game_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    taken = requests.post(f"{url}/v1/games/{game_id}/seats", json=body, timeout=30)
+    assert taken.status_code == 201, taken.text
+    return dict(taken.json())
+
+
+def _events(url: str, game_id: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    while True:
+        page = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": len(found)}, timeout=30).json()
+        found += page["events"]
+        if not page["events"]:
+            return found
+
+
+def _finished(url: str, game_id: str, cap: float = GAME_CAP) -> dict[str, Any]:
+    end = time.monotonic() + cap
+    while time.monotonic() < end:
+        view = requests.get(f"{url}/v1/games/{game_id}", timeout=30).json()
+        if view["status"] == "finished":
+            return dict(view)
+        time.sleep(0.5)
+    pytest.fail(f"game {game_id} did not finish within {cap} s: {view}")
+
+
+@pytest.mark.parametrize("variant", ["may_i", "shanghai"])
+def test_a_table_of_house_bots_plays_itself_to_the_end(served: Served, variant: str) -> None:
+    game_id = _table(served.url, variant, 3)
+    for name in ("random", "random"):
+        taken = _seat(served.url, game_id, {"house_bot": name})
+        assert taken["token"] is None
+    with Client(served.url) as anon:  # the SDK's way
+        last = anon.take_seat(game_id, house_bot="random")
+    assert last.token is None and last.seat == 2 and last.game.status == "playing"
+    view = _finished(served.url, game_id)
+    assert [p["name"] for p in view["seats"]] == ["random (house bot)"] * 3
+    events = _events(served.url, game_id)
+    assert events[-1]["type"] == "game_ended"
+    # Every decision was the bots' own: with ten-minute clocks, none was played by the clock.
+    assert not [e for e in events if e.get("timeout")]
+    assert sum(e["type"] == "round_ended" for e in events) == 2
+
+
+def test_a_person_plays_a_whole_game_with_two_house_bots(served: Served) -> None:
+    url = served.url
+    game_id = _table(url, "may_i", 3)
+    person = _seat(url, game_id, {"name": "Dee", "seat": 1})
+    token = person["token"]
+    _seat(url, game_id, {"house_bot": "random", "name": "Greta"})
+    _seat(url, game_id, {"house_bot": "random"})
+    end = time.monotonic() + GAME_CAP
+    seen = 0
+    moves = 0
+    while time.monotonic() < end:
+        view = requests.get(f"{url}/v1/games/{game_id}", headers=auth(token), timeout=30).json()
+        if view["status"] == "finished":
+            break
+        legal = view["legal"]
+        if not legal:  # the bots' turn: wait for the next event
+            page = requests.get(
+                f"{url}/v1/games/{game_id}/events", params={"after": seen, "wait": 10}, timeout=30
+            ).json()
+            seen = page["last"]
+            continue
+        move = next((m for m in legal if m["type"] == "go_down"), legal[0])
+        path, body = move_request(move)
+        answer = requests.post(f"{url}/v1/games/{game_id}/{path}", json=body, headers=auth(token), timeout=30)
+        # A bot's claim or move can win the race for the same decision: 409 is then fair.
+        assert answer.status_code in (200, 409), answer.text
+        moves += answer.status_code == 200
+    view = _finished(url, game_id, cap=1)
+    assert moves > 0
+    assert [p["name"] for p in view["seats"]] == ["Greta", "Dee", "random (house bot)"]
+    assert not [e for e in _events(url, game_id) if e.get("timeout")]
+
+
+# -- refusals (in-process, no worker) ---------------------------------------------
+def _open_table(client: Any) -> str:
+    created = client.post("/v1/games", json={"variant": "may_i", "seats": 3})
+    assert created.status_code == 201, created.get_json()
+    return str(created.get_json()["game_id"])
+
+
+def test_a_server_without_a_job_worker_refuses_house_bots_naming_the_setting(client: Any) -> None:
+    game_id = _open_table(client)
+    refused = client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random"})
+    assert refused.status_code == 409
+    problem = refused.get_json()
+    assert problem["code"] == "house_bots_unavailable"
+    assert "house_bot" in problem["detail"] and "MAYI_SCHEDULE_CLOCK_JOBS" in problem["detail"]
+
+
+def test_house_bot_names_and_seat_bodies_are_checked(client: Any) -> None:
+    game_id = _open_table(client)
+    unknown = client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "genius"})
+    assert unknown.status_code == 422
+    assert "house_bot" in unknown.get_json()["detail"]
+    nameless = client.post(f"/v1/games/{game_id}/seats", json={"seat": 1})
+    assert nameless.status_code == 422
+    assert nameless.get_json()["detail"].startswith("name:")
+    person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()
+    with_token = client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random"}, headers=auth(person["token"]))
+    assert with_token.status_code == 422
+    assert with_token.get_json()["detail"].startswith("house_bot:")
+
+
+def test_the_document_offers_every_reference_bot_as_a_house_bot(app: Any) -> None:
+    from mayi_service.app import openapi_document
+
+    body = openapi_document(app)["components"]["schemas"]["SeatIn"]["properties"]["house_bot"]
+    assert body["enum"] == list(NAMES)
