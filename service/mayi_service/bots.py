@@ -38,8 +38,9 @@ from typing import Any
 import redis
 
 import mayi_engine as engine
-from mayi_engine.state import GameStatus, loads
+from mayi_engine.state import GameStatus
 
+from . import codec
 from .games import Games, Viewer, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository
@@ -289,11 +290,13 @@ class Bots:
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
     # -- decisions ------------------------------------------------------------
-    def decisions(self, bot_id: str, now: float | None = None) -> tuple[list[dict[str, Any]], int]:
+    def decisions(
+        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
         """Every decision waiting for the bot now (one per game and seat that must act), and
-        the number of games it sits in that have not ended."""
+        the number of games it sits in that have not ended (``held``: its seats, if read)."""
         now = self.clock() if now is None else now
-        held = self.seats_of(bot_id)
+        held = self.seats_of(bot_id) if held is None else held
         if not held:
             return [], 0
         pipe = self.r.pipeline(transaction=False)
@@ -309,7 +312,7 @@ class Bots:
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
-            state = loads(record.state)
+            state = codec.load_state(record.state)
             for seat in seats:
                 if not engine.legal_moves(state, seat, now):
                     continue
@@ -329,14 +332,22 @@ class Bots:
         found = self.r.get(self.wake_seq_key(bot_id))
         return int(found) if found else 0
 
+    def _wake_seq_and_seats(self, bot_id: str) -> tuple[int, dict[str, list[int]]]:
+        """:meth:`wake_seq` and :meth:`seats_of` in one round trip (the wake number read first)."""
+        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
+        pipe.get(self.wake_seq_key(bot_id))
+        pipe.hgetall(self.games_key(bot_id))
+        found, raw = pipe.execute()
+        return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
+
     def wait_decisions(self, bot_id: str, wait: float) -> tuple[list[dict[str, Any]], int]:
         """The decisions waiting now; with none, wait up to ``wait`` seconds for one. Also
         returns early when the bot's last game ends (no games left: nothing will come)."""
         deadline = time.monotonic() + wait
         woken = False
         while True:
-            seen = self.wake_seq(bot_id)  # read before looking: a commit after it wakes us
-            found, games = self.decisions(bot_id)
+            seen, held = self._wake_seq_and_seats(bot_id)  # the number read first: a commit after it wakes us
+            found, games = self.decisions(bot_id, held=held)
             left = deadline - time.monotonic()
             if found or left <= 0 or (woken and games == 0):
                 return found, games
@@ -346,18 +357,32 @@ class Bots:
 
     # -- the commit hook --------------------------------------------------------
     def after_commit(self, record: GameRecord) -> None:
-        """Wake the bots of ``record`` (called after every commit of a game): each bot seated
-        there gets a wake entry, so its waiting long-polls look again. A game no bot sits at
-        (most) costs nothing: its record says so."""
-        if not record.meta.bot_seats:
+        """Wake the bots of ``record`` that may have a decision now (called after every
+        commit of a game): each gets a wake entry, so its waiting long-polls look again.
+        A game no bot sits at (most) costs nothing: its record says so."""
+        seats = waking_seats(record)
+        if not seats:
             return
         raw = self.r.hgetall(self.game_bots_key(record.id))
-        if not raw:
-            return
-        for bot_id in {v.decode() for v in raw.values()}:
+        for bot_id in sorted({v.decode() for k, v in raw.items() if int(k) in seats}):
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
             self.deliver(record, raw)
+
+
+def waking_seats(record: GameRecord) -> set[int]:
+    """The bot seats of ``record`` to wake after a commit: those that may have a decision
+    (a claimant the upcard waits for, the seat to act), or all of them once the game is
+    over (a bot's poll then learns it has no game left). The others are left asleep: a
+    commit gives them nothing to do, and a woken poll would only load the game to find
+    that out. (Whether a woken seat has legal moves, its poll works out.)"""
+    bots = record.meta.bot_seats
+    if not bots or record.status == GameStatus.WAITING:
+        return set()
+    if record.status != GameStatus.PLAYING or record.state is None:
+        return set(bots)
+    state = codec.load_state(record.state)
+    return {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:
