@@ -41,7 +41,7 @@ What it does:
   gives the median over ``--runs`` runs with the min-max beside it.
 * **Memory**: ``--memory-games`` games a policy played to the end in-process
   (:class:`mayi_service.games.Games` against the same Redis, as the API does
-  it, with the same simple policy and with the engine's ``greedy`` policy), then
+  it, with the same simple policy and with the reference ``greedy`` bot), then
   ``MEMORY USAGE`` of every key of each game (game hash, tokens hash, and the
   ``archive`` that replaces the events stream when a game finishes) and the
   ``INFO memory`` ``used_memory`` growth a game (indexes included).
@@ -86,12 +86,13 @@ import redis
 import requests
 from flask import Flask, Response
 
+from mayi_bots import make as make_bot
 from mayi_engine import legal_moves, pending_claimants
 from mayi_engine.moves import Discard, DrawStock, GoDown, LayOff, Pass, move_from_json
-from mayi_engine.policies import greedy_policy
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I
 from mayi_engine.state import loads
+from mayi_sdk.local import bot_policy
 from mayi_service.store import connect, is_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -608,7 +609,8 @@ def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:
 
 
 def play_greedy(tables: Any, seed_hex: str) -> tuple[str, int]:
-    """One game to the end with the engine's ``greedy`` policy (it reads the seat's own cards)."""
+    """One game to the end with the reference ``greedy`` bot (mayi_bots; it reads the seat's view)."""
+    greedy_policy = bot_policy(make_bot("greedy"))
     record, issued = tables.create(create_body(seed_hex))
     tokens = {s["seat"]: s["token"] for s in issued}
     rng = KeyedRandom(bytes.fromhex(seed_hex), "bench-greedy")

@@ -17,7 +17,7 @@ What is measured:
 * **Game loop**: 4-player May I, one action = ``legal_moves`` + the policy's
   choice + ``play`` + ``player_view`` of the acting seat on the new state (what
   the service does per request, less storage and HTTP), no invariant checks. The
-  ``random`` and ``greedy`` policies of :mod:`mayi_engine.policies`. A game in
+  ``random`` policy of :mod:`mayi_engine.policies` and ``greedy`` of ``mayi_bots``. A game in
   which nothing changes for ``STALL_ACTIONS`` actions (same round, stock and
   rebuild count: players passing one card round and round) is cut off at its
   last progress and counted as *stalled*; the cut loop counts neither actions nor
@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if importlib.util.find_spec("mayi_engine") is None:
     sys.path.insert(0, str(ROOT / "engine"))
 
+from mayi_bots import make as make_bot  # noqa: E402
 from mayi_engine import (  # noqa: E402
     legal_moves,
     new_game,
@@ -67,12 +68,16 @@ from mayi_engine import (  # noqa: E402
     solver,
 )
 from mayi_engine.cards import JOKER, build_decks  # noqa: E402
-from mayi_engine.policies import POLICIES  # noqa: E402
+from mayi_engine.policies import Policy, random_policy  # noqa: E402
 from mayi_engine.rng import KeyedRandom  # noqa: E402
 from mayi_engine.rules import MAY_I, Contract, Rules  # noqa: E402
 from mayi_engine.simulate import game_seed, next_seat  # noqa: E402
 from mayi_engine.state import Phase, State, dumps  # noqa: E402
 from mayi_engine.views import player_view  # noqa: E402
+from mayi_sdk.local import bot_policy  # noqa: E402
+
+#: The engine's random driver, and the reference greedy bot of mayi_bots (fed the seat's view).
+POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": bot_policy(make_bot("greedy"))}
 
 #: Goals (also in bench/README.md).
 GOAL_ACTIONS_PER_SECOND = 27_000

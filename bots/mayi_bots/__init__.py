@@ -1,29 +1,89 @@
 """Reference bots, written only against the mayi_sdk package.
 
 Each bot is a :class:`mayi_sdk.Bot`; :func:`make` builds one by name. The service's house
-bots, ``mayi simulate --bots`` and the ladder all take their bots from here.
+bots, ``mayi simulate --bots``, ``play_local``'s named opponents and the ladder all take
+their bots from here.
+
+>>> make("greedy").name, NAMES
+('greedy', ('random', 'greedy', 'strong'))
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from mayi_sdk import Bot
+from mayi_sdk.local import bot_policy
 
-from .random import RandomBot
 
-#: The reference bots by name, weakest first.
-BOTS: dict[str, Callable[[], Bot]] = {"random": RandomBot}
+# The bots' modules are imported when first used, so that ``python -m mayi_bots.strong``
+# runs its module once (not once as a package member and again as ``__main__``).
+def _random(seed: int | None = None) -> Bot:
+    from .random import RandomBot
+
+    return RandomBot(seed=seed)
+
+
+def _greedy(seed: int | None = None) -> Bot:
+    from .greedy import GreedyBot
+
+    return GreedyBot(seed=seed)
+
+
+def _strong(seed: int | None = None) -> Bot:
+    from .strong import StrongBot
+
+    return StrongBot(seed=seed)
+
+
+#: The reference bots by name, weakest first. Each factory takes an optional ``seed``.
+BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "greedy": _greedy, "strong": _strong}
 NAMES: tuple[str, ...] = tuple(BOTS)
+_CLASSES = {"RandomBot": "random", "GreedyBot": "greedy", "StrongBot": "strong"}
 
 
-def make(name: str) -> Bot:
-    """A new bot of the given name (one of :data:`NAMES`)."""
+def __getattr__(attr: str) -> Any:
+    """``RandomBot``, ``GreedyBot``, ``StrongBot``: the bots' classes, imported on first use."""
+    if attr in _CLASSES:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_CLASSES[attr]}", __name__), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+
+
+def make(name: str, *, seed: int | None = None) -> Bot:
+    """A new bot of the given name (one of :data:`NAMES`); ``seed`` makes a bot that draws
+    random numbers (``random``) reproducible; the others ignore it."""
     try:
         factory = BOTS[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(NAMES)})") from None
-    return factory()
+    return factory(seed=seed)
 
 
-__all__ = ["BOTS", "NAMES", "RandomBot", "make"]
+def seat_seed(game_seed: bytes, seat: int) -> int:
+    """The seed of the bot in ``seat`` of the game dealt from ``game_seed`` (as ``play_local`` seeds them)."""
+    return int.from_bytes(hashlib.blake2b(game_seed + bytes([seat]), digest_size=8).digest(), "big")
+
+
+def policy_makers(names: Iterable[str] = NAMES) -> dict[str, Callable[[bytes, int], Any]]:
+    """The named bots as engine policies for in-process simulations
+    (``mayi_engine.simulate.simulate(..., players=policy_makers())``): for each game and
+    seat a fresh bot, seeded from the game's seed and the seat, fed the seat's view."""
+    chosen = tuple(names)
+    for name in chosen:
+        if name not in BOTS:
+            raise ValueError(f"unknown bot {name!r} (known: {', '.join(NAMES)})")
+    return {name: _maker(name) for name in chosen}
+
+
+def _maker(name: str) -> Callable[[bytes, int], Any]:
+    def maker(game_seed: bytes, seat: int) -> Any:
+        return bot_policy(make(name, seed=seat_seed(game_seed, seat)))
+
+    return maker
+
+
+__all__ = ["BOTS", "NAMES", "GreedyBot", "RandomBot", "StrongBot", "make", "policy_makers", "seat_seed"]

@@ -18,3 +18,11 @@ class RandomBot(Bot):
 
     def decide(self, view: GameView) -> LegalMove:
         return self._rng.choice(view.legal)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from mayi_bots.cli import main
+
+    sys.exit(main("random"))

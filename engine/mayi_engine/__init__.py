@@ -14,8 +14,8 @@ from .cards import JOKER, card_code, card_codes, card_name, parse_card, parse_ca
 from .clocks import deadline, seat_returns, timeout_discard
 from .contracts import goals_for
 from .errors import ConfigError, ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
+from .events import EVENT_TYPES, Event, event_to_json
 from .game import (
-    Event,
     apply_move,
     check_move,
     is_eligible,
@@ -56,10 +56,11 @@ from .rules import (
     register_variant,
 )
 from .solver import find_contract
-from .state import GameStatus, Phase, RoundResult, State, dumps, from_json, loads, to_json
+from .state import GameStatus, Phase, RoundResult, Setup, State, dumps, from_json, loads, to_json
 from .views import player_view, status
 
 __all__ = [
+    "EVENT_TYPES",
     "JOKER",
     "MAY_I",
     "POLICIES",
@@ -89,6 +90,7 @@ __all__ = [
     "RoundResult",
     "RoundSpec",
     "Rules",
+    "Setup",
     "State",
     "TakeDiscard",
     "Timeout",
@@ -99,6 +101,7 @@ __all__ = [
     "check_move",
     "deadline",
     "dumps",
+    "event_to_json",
     "find_contract",
     "from_json",
     "get_rules",

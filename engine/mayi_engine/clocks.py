@@ -11,8 +11,8 @@ clock: ``now`` is always an argument.
 from __future__ import annotations
 
 from .errors import IllegalMoveError
+from .events import Event
 from .game import (
-    Event,
     _apply_discard,
     _apply_draw_stock,
     _apply_pass,

@@ -28,17 +28,34 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import JOKER, build_decks, card_code, card_codes, card_name, counts_of, remove_cards
+from .cards import JOKER, build_decks, card_codes, card_name, counts_of, remove_cards
 from .contracts import match_goal
 from .errors import ConfigError, IllegalMoveError, InvalidMoveError, MayIError
-from .melds import Meld, lay_off_card, meld_json, read_meld
+from .events import (
+    Claimed,
+    ClaimWon,
+    Dealt,
+    Discarded,
+    Drew,
+    Event,
+    GameEnded,
+    LaidOff,
+    Passed,
+    RoundEnded,
+    RoundStarted,
+    SeatAbsent,
+    SeatReturned,
+    StockExhausted,
+    StockRebuilt,
+    TookUpcard,
+    TurnLimit,
+    WentDown,
+)
+from .melds import Meld, lay_off_card, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
-from .state import Phase, RoundResult, State
-
-Event = dict[str, Any]
-
+from .state import Phase, RoundResult, Setup, State
 
 # ---------------------------------------------------------------------------
 # Starting a game
@@ -114,8 +131,7 @@ def start_game(
         timeouts=(0,) * n,
         goals_done=((),) * n,
         absent=(False,) * n,
-        stacked=stacks,
-        start_round=start_round,
+        setup=Setup.of(stacks, start_round),
     )
     events: list[Event] = []
     _deal(state, now, events)
@@ -127,7 +143,8 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     n = s.players
     spec = rules.rounds[s.round - 1]
     cards = build_decks(rules.decks_for(n))
-    stack = s.stacked[s.round - 1] if s.round - 1 < len(s.stacked) else None
+    stacked = s.stacked
+    stack = stacked[s.round - 1] if s.round - 1 < len(stacked) else None
     top: list[int] = []
     if stack:
         top = list(stack)
@@ -165,34 +182,15 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     s.turn = first
     s.actor = first
     s.discarder = -1
-    events.append(
-        _event(
-            "round_started",
-            None,
-            round=s.round,
-            dealer=s.dealer,
-            first=first,
-            contract=spec.contract.as_json(),
-            deal=spec.deal,
-            upcard=card_code(upcard),
-            jokers_buried=len(buried),
-        )
-    )
+    events.append(RoundStarted(None, s.round, s.dealer, first, spec.contract, spec.deal, upcard, len(buried)))
     for seat in range(n):
-        events.append(_event("dealt", seat, private={"hand": card_codes(s.hands[seat])}))
+        events.append(Dealt(seat, s.hands[seat]))
     if rules.first_upcard_offer:
         s.phase = Phase.FIRST_OFFER
         s.claim_closes_at = None
         _set_turn_deadline(s, now)
     else:
         _open_window(s, now)
-
-
-def _event(kind: str, seat: int | None, private: dict[str, Any] | None = None, **data: Any) -> Event:
-    event: Event = {"type": kind, "seat": seat, "data": data}
-    if private is not None:
-        event["private"] = private
-    return event
 
 
 # ---------------------------------------------------------------------------
@@ -379,12 +377,6 @@ def _set_turn_deadline(s: State, now: float) -> None:
     s.turn_deadline = now + s.rules.turn_seconds
 
 
-def _mark(event: Event, timeout: bool) -> Event:
-    if timeout:
-        event["timeout"] = True
-    return event
-
-
 # ---------------------------------------------------------------------------
 # The claim window (and the May I first-upcard offer)
 
@@ -519,20 +511,20 @@ def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         s.discard = s.discard[:-1]
         _give(s, seat, card)
         s.held = card
-        events.append(_event("took_upcard", seat, card=card_code(card), first_upcard=True))
+        events.append(TookUpcard(seat, card, first_upcard=True))
         s.actor = seat
         _set_turn_deadline(s, now)
         s.phase = Phase.PLAY if seat == s.turn else Phase.FIRST_DISCARD
         return
     s.claims = (*s.claims, seat)
-    events.append(_event("claimed", seat, card=card_code(s.discard[-1])))
+    events.append(Claimed(seat, s.discard[-1]))
 
 
 def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
     """Record a pass; ``timeout``: the service passes for a seat out of time (a timeout
     toward absence: an unanswered claim is a pass)."""
     if s.phase is Phase.FIRST_OFFER:
-        events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1]), first_upcard=True), timeout))
+        events.append(Passed(seat, s.discard[-1], first_upcard=True, timeout=timeout))
         nxt = (seat + 1) % s.players
         if nxt == s.turn:
             # Nobody wanted it: the first player draws from the stock and plays on.
@@ -545,7 +537,7 @@ def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: b
             _set_turn_deadline(s, now)
         return
     s.passes = (*s.passes, seat)
-    events.append(_mark(_event("passed", seat, card=card_code(s.discard[-1])), timeout))
+    events.append(Passed(seat, s.discard[-1], timeout=timeout))
     if timeout:
         _count_timeout(s, seat, events)
 
@@ -598,13 +590,13 @@ def _apply_take_discard(s: State, seat: int, now: float, events: list[Event]) ->
     card = s.discard[-1]
     s.discard = s.discard[:-1]
     _give(s, seat, card)
-    voided = list(s.claims)
+    voided = s.claims
     s.claims = ()
     s.held = card
     s.phase = Phase.PLAY
     s.claim_closes_at = None
     _set_turn_deadline(s, now)
-    events.append(_event("took_upcard", seat, card=card_code(card), voided_claims=voided))
+    events.append(TookUpcard(seat, card, voided_claims=voided))
 
 
 def _apply_draw_stock(
@@ -626,9 +618,7 @@ def _apply_draw_stock(
     s.discard = s.discard[:-1]
     _give(s, winner, card)
     s.claims_used = _bump(s.claims_used, winner)
-    events.append(
-        _event("claim_won", winner, card=card_code(card), penalty=rules.claim_penalty, claimants=list(s.claims))
-    )
+    events.append(ClaimWon(winner, card, rules.claim_penalty, s.claims))
     if rules.penalty_before_draw:
         order = [winner] * rules.claim_penalty + [seat]
     else:
@@ -653,18 +643,16 @@ def _stock_to(
     card = s.stock[-1]
     s.stock = s.stock[:-1]
     _give(s, seat, card)
-    event = _event("drew", seat, private={"card": card_code(card)}, source="stock", penalty=penalty)
-    events.append(_mark(event, timeout))
+    events.append(Drew(seat, card, penalty, timeout))
     return True
 
 
 def _rebuild_stock(s: State, events: list[Event]) -> bool:
     if len(s.discard) <= 1 or s.reshuffles >= s.rules.max_reshuffles:
         events.append(
-            _event(
-                "stock_exhausted",
+            StockExhausted(
                 None,
-                reason="only one discard left"
+                "only one discard left"
                 if len(s.discard) <= 1
                 else f"the stock may be rebuilt at most max_reshuffles={s.rules.max_reshuffles} times in a round",
             )
@@ -675,7 +663,7 @@ def _rebuild_stock(s: State, events: list[Event]) -> bool:
     KeyedRandom(s.seed, f"rebuild/{s.round}/{s.reshuffles}").shuffle(rest)
     s.stock = tuple(rest)
     s.discard = s.discard[-1:]
-    events.append(_event("stock_rebuilt", None, cards=len(rest), rebuilds=s.reshuffles))
+    events.append(StockRebuilt(None, len(rest), s.reshuffles))
     return True
 
 
@@ -807,21 +795,11 @@ def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now
             done = list(s.goals_done)
             done[seat] = (*done[seat], plan.goal)
             s.goals_done = tuple(done)
-        events.append(_event("went_down", seat, melds=[meld_json(m) for m in plan.new], contract=plan.contract))
+        events.append(WentDown(seat, plan.new, plan.contract))
     s.melds = plan.melds
     _set_hand(s, seat, plan.rest)
     if parts:
-        events.append(
-            _event(
-                "laid_off",
-                seat,
-                lay_offs=[
-                    {"meld": p.meld, "cards": card_codes(p.cards), **({"joker_to": p.joker_to} if p.joker_to else {})}
-                    for p in parts
-                ],
-                melds=[meld_json(s.melds[i]) for i in sorted({p.meld for p in parts})],
-            )
-        )
+        events.append(LaidOff(seat, parts, tuple(s.melds[i] for i in sorted({p.meld for p in parts}))))
     if not plan.rest:
         _end_round(s, seat, now, events)
 
@@ -846,7 +824,7 @@ def _apply_discard(
 ) -> None:
     _set_hand(s, seat, rest)
     s.discard = (*s.discard, card)
-    events.append(_mark(_event("discarded", seat, card=card_code(card)), timeout))
+    events.append(Discarded(seat, card, timeout))
     if not rest:
         _end_round(s, seat, now, events)
         return
@@ -855,7 +833,7 @@ def _apply_discard(
         s.round_turns += 1
         if s.round_turns >= s.rules.max_turns:
             # A service safeguard so that every round ends, even when nobody ever draws from the stock.
-            events.append(_event("turn_limit", None, turns=s.round_turns))
+            events.append(TurnLimit(None, s.round_turns))
             _end_round(s, -1, now, events)
             return
     s.discarder = seat
@@ -867,24 +845,15 @@ def _end_round(s: State, out: int, now: float, events: list[Event]) -> None:
     scores = tuple(0 if seat == out else rules.hand_score(hand) for seat, hand in enumerate(s.hands))
     s.totals = tuple(t + x for t, x in zip(s.totals, scores, strict=True))
     s.results = (*s.results, RoundResult(s.round, out, scores))
-    events.append(
-        _event(
-            "round_ended",
-            out if out >= 0 else None,
-            round=s.round,
-            out=out if out >= 0 else None,
-            scores=list(scores),
-            totals=list(s.totals),
-            hands=[card_codes(h) for h in s.hands],
-        )
-    )
+    gone_out = out if out >= 0 else None
+    events.append(RoundEnded(gone_out, s.round, gone_out, scores, s.totals, s.hands))
     s.claims = ()
     s.passes = ()
     s.claim_closes_at = None
     if s.round >= len(rules.rounds):
         s.phase = Phase.FINISHED
         s.turn_deadline = None
-        events.append(_event("game_ended", None, totals=list(s.totals), places=standings(s)))
+        events.append(GameEnded(None, s.totals, tuple(standings(s))))
         return
     s.round += 1
     _deal(s, now, events)
@@ -903,12 +872,12 @@ def _count_timeout(s: State, seat: int, events: list[Event]) -> None:
     s.timeouts = _bump(s.timeouts, seat)
     if s.timeouts[seat] >= 3 and not s.absent[seat]:
         s.absent = _flag(s.absent, seat, True)
-        events.append(_event("seat_absent", seat, timeouts=s.timeouts[seat]))
+        events.append(SeatAbsent(seat, s.timeouts[seat]))
 
 
 def _seat_returns(s: State, seat: int, events: list[Event]) -> None:
     if s.absent[seat]:
-        events.append(_event("seat_returned", seat))
+        events.append(SeatReturned(seat))
     s.timeouts = _bump(s.timeouts, seat, -s.timeouts[seat])
     s.absent = _flag(s.absent, seat, False)
 

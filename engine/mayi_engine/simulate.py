@@ -1,7 +1,11 @@
-"""Play complete games in-process with built-in policies, checking invariants.
+"""Play complete games in-process with policies, checking invariants.
+
+The players are policies given by name: the engine's own ``random`` driver by default,
+or any others in ``players`` (``mayi simulate`` passes the reference bots of
+``mayi_bots``, each seat's bot fresh for every game).
 
 >>> from .rules import MAY_I
->>> summary = simulate(MAY_I, ["greedy", "greedy", "random"], games=1, seed=7)
+>>> summary = simulate(MAY_I, ["random", "random", "random"], games=1, seed=7)
 >>> summary.games, summary.violations
 (1, 0)
 """
@@ -9,7 +13,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +21,7 @@ from .cards import build_decks, counts_of
 from .errors import ConfigError
 from .game import new_game, pending_claimants, play
 from .legal import legal_moves
-from .policies import POLICIES
+from .policies import POLICIES, Policy, PolicyMaker
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
 from .state import Phase, State
@@ -117,9 +121,32 @@ def game_seed(seed: int | None, game: int) -> bytes:
     return hashlib.blake2b(f"simulate/{seed}/{game}".encode(), digest_size=32).digest()
 
 
-def play_game(rules: Rules, bots: Sequence[str], seed: bytes, *, check: bool = True) -> tuple[State, int, list[str]]:
-    """Play one game to the end: the final state, the number of actions, and any violations."""
-    policies = [POLICIES[b] for b in bots]
+def builtin_players() -> dict[str, PolicyMaker]:
+    """The engine's own policies as makers (the same stateless function for every seat)."""
+    return {name: _always(policy) for name, policy in POLICIES.items()}
+
+
+def _always(policy: Policy) -> PolicyMaker:
+    def make(seed: bytes, seat: int) -> Policy:
+        return policy
+
+    return make
+
+
+def play_game(
+    rules: Rules,
+    bots: Sequence[str],
+    seed: bytes,
+    *,
+    check: bool = True,
+    players: Mapping[str, PolicyMaker] | None = None,
+) -> tuple[State, int, list[str]]:
+    """Play one game to the end: the final state, the number of actions, and any violations.
+
+    ``players`` makes each seat's policy by its name in ``bots`` (default: the engine's own).
+    """
+    makers = builtin_players() if players is None else players
+    policies = [makers[b](seed, seat) for seat, b in enumerate(bots)]
     rng = KeyedRandom(seed, "policies")
     state = new_game(rules, [f"{b}{i}" for i, b in enumerate(bots)], seed)
     actions = 0
@@ -146,18 +173,21 @@ def simulate(
     *,
     check: bool = True,
     progress: Callable[[int], None] | None = None,
+    players: Mapping[str, PolicyMaker] | None = None,
 ) -> Summary:
     """Play ``games`` games; ``progress`` is called after each with the number done.
+    ``players`` makes the policies named in ``bots`` (default: the engine's own).
 
     The engine never reads the clock: the caller times the run and sets ``seconds``.
     """
-    unknown = [b for b in bots if b not in POLICIES]
+    makers = builtin_players() if players is None else players
+    unknown = [b for b in bots if b not in makers]
     if unknown:
-        raise ConfigError("validation_error", f"unknown bot {unknown[0]!r} (known: {', '.join(POLICIES)})")
+        raise ConfigError("validation_error", f"unknown bot {unknown[0]!r} (known: {', '.join(makers)})")
     n = len(bots)
     summary = Summary(rules.name, n, list(bots), score_sum=[0] * n, wins=[0] * n, shared_wins=[0] * n)
     for g in range(games):
-        state, actions, problems = play_game(rules, bots, game_seed(seed, g), check=check)
+        state, actions, problems = play_game(rules, bots, game_seed(seed, g), check=check, players=makers)
         summary.games += 1
         summary.actions += actions
         summary.rounds += len(state.results)

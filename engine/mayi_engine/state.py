@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, parse_card
+from .cards import CARD_SLOTS, JOKER, NATURALS, card_code, card_codes, parse_card
 from .errors import ConfigError
 from .melds import Meld
 from .rules import MeldKind, Rules, get_rules
@@ -52,9 +52,32 @@ class RoundResult:
     scores: tuple[int, ...]
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """A test table's set-up, held beside the game (``State.setup``) and read only when a
+    round is dealt: ``stacked``, the top of each round's stock (top first; index 0 is
+    round 1, ``None``: shuffled), and ``start_round``, the round the game starts at.
+    A production game has none (``State.setup is None``)."""
+
+    stacked: tuple[tuple[int, ...] | None, ...] = ()
+    start_round: int = 1
+
+    @staticmethod
+    def of(stacked: tuple[tuple[int, ...] | None, ...], start_round: int) -> Setup | None:
+        """The set-up of a table, or ``None`` if it changes nothing (no stacked card, round 1)."""
+        if start_round == 1 and all(x is None for x in stacked):
+            return None
+        return Setup(stacked, start_round)
+
+
+@dataclass(repr=False)
 class State:
-    """Everything about a game. Treat as read-only; the engine returns new states."""
+    """Everything about a game. Treat as read-only; the engine returns new states.
+
+    Cards are ints (fast to count, index and compare); a state prints them as codes::
+
+        State(may_i, round=1, phase=first_offer, turn=0, actor=0, hands=(('2C', ...), ...), upcard='7D', ...)
+    """
 
     rules: Rules
     seed: bytes
@@ -92,12 +115,21 @@ class State:
     absent: tuple[bool, ...] = ()
     claim_closes_at: float | None = None
     turn_deadline: float | None = None
-    #: Test tables: the top of each round's stock, top first (index 0 is round 1).
-    stacked: tuple[tuple[int, ...] | None, ...] = ()
-    start_round: int = 1
+    #: A test table's set-up (stacked decks, a later start round); ``None`` in production.
+    setup: Setup | None = None
     #: Moves applied so far (a count, for replays and clocks).
     moves: int = 0
     _legal: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def stacked(self) -> tuple[tuple[int, ...] | None, ...]:
+        """A test table's stacked decks (``Setup.stacked``); ``()`` for a production game."""
+        return self.setup.stacked if self.setup is not None else ()
+
+    @property
+    def start_round(self) -> int:
+        """The round the game started at (``Setup.start_round``; 1 for a production game)."""
+        return self.setup.start_round if self.setup is not None else 1
 
     @property
     def players(self) -> int:
@@ -126,6 +158,17 @@ class State:
     def status(self) -> GameStatus:
         """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
         return GameStatus.FINISHED if self.phase is Phase.FINISHED else GameStatus.PLAYING
+
+    def __repr__(self) -> str:
+        upcard = self.upcard
+        melds = ", ".join(m.describe() for m in self.melds)
+        return (
+            f"State({self.rules.name}, round={self.round}, phase={self.phase.value}, turn={self.turn}, "
+            f"actor={self.actor}, hands={tuple(tuple(card_codes(h)) for h in self.hands)!r}, "
+            f"upcard={None if upcard is None else card_code(upcard)!r}, stock={len(self.stock)} cards, "
+            f"discard={len(self.discard)} cards, melds=[{melds}], down={self.down!r}, totals={self.totals!r}, "
+            f"moves={self.moves})"
+        )
 
     def clone(self) -> State:
         """A shallow copy to build the next state from (fields are immutable), without
@@ -235,8 +278,9 @@ def from_json(data: dict[str, Any]) -> State:
         absent=tuple(bool(a) for a in data["absent"]),
         claim_closes_at=data["claim_closes_at"],
         turn_deadline=data["turn_deadline"],
-        stacked=tuple(None if x is None else _cards_from(x) for x in data.get("stacked", ())),
-        start_round=data["start_round"],
+        setup=Setup.of(
+            tuple(None if x is None else _cards_from(x) for x in data.get("stacked", ())), data["start_round"]
+        ),
         moves=data["moves"],
     )
 
@@ -250,4 +294,4 @@ def loads(text: str | bytes) -> State:
     return from_json(json.loads(text))
 
 
-__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "State", "dumps", "from_json", "loads", "to_json"]
+__all__ = ["JOKER", "GameStatus", "Phase", "RoundResult", "Setup", "State", "dumps", "from_json", "loads", "to_json"]

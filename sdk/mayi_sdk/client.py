@@ -32,14 +32,20 @@ from .models import (
     BotProfile,
     CreatedGame,
     DecisionList,
+    Delivery,
     Event,
     EventPage,
     GamePage,
     GameView,
     Health,
+    LadderEntry,
+    LadderMatch,
+    Leaderboard,
     LegalMove,
+    RatingPoint,
     Replay,
     TakenSeat,
+    WebhookSecret,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -299,15 +305,38 @@ class Client:
 
     # -- bots -------------------------------------------------------------
     @operation("POST", "/v1/bots")
-    def register_bot(self, name: str) -> BotAccount:
-        """Register a bot: its id and bearer token (shown only once). Use the token as this
-        client's (``client.with_token(account.token)``) to take seats and act as the bot."""
-        return BotAccount.from_json(self._call("POST", "/v1/bots", json={"name": name}, retry_safe=False))
+    def register_bot(self, name: str, webhook_url: str | None = None) -> BotAccount:
+        """Register a bot: its id, bearer token and webhook secret (shown only once). Use the
+        token as this client's (``client.with_token(account.token)``) to take seats and act as
+        the bot. With ``webhook_url``, each decision waiting for it is POSTed there too."""
+        body: dict[str, Any] = {"name": name}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        return BotAccount.from_json(self._call("POST", "/v1/bots", json=body, retry_safe=False))
 
     @operation("GET", "/v1/bots/me")
     def get_my_bot(self) -> BotProfile:
         """The bot's profile and the games it sits in (needs a bot token)."""
         return BotProfile.from_json(self._call("GET", "/v1/bots/me"))
+
+    @operation("PATCH", "/v1/bots/me")
+    def update_my_bot(self, webhook_url: str | None) -> BotProfile:
+        """Set the bot's webhook URL (``None``: no more deliveries; the bot polls)."""
+        return BotProfile.from_json(
+            self._call("PATCH", "/v1/bots/me", json={"webhook_url": webhook_url}, retry_safe=True)
+        )
+
+    @operation("POST", "/v1/bots/me/webhook-secret")
+    def rotate_webhook_secret(self) -> WebhookSecret:
+        """A new webhook secret (shown only once); for a while deliveries carry signatures by
+        the new and the previous one, so the receiver can switch without losing any."""
+        return WebhookSecret.from_json(self._call("POST", "/v1/bots/me/webhook-secret", retry_safe=False))
+
+    @operation("GET", "/v1/bots/me/deliveries")
+    def get_deliveries(self) -> list[Delivery]:
+        """The bot's webhook delivery log, newest first."""
+        data = self._call("GET", "/v1/bots/me/deliveries")
+        return [Delivery.from_json(d) for d in data.get("deliveries", [])]
 
     @operation("POST", "/v1/bots/me/token")
     def rotate_bot_token(self) -> BotAccount:
@@ -323,6 +352,38 @@ class Client:
         wait = max(0.0, min(float(wait), MAX_WAIT))
         data = self._call("GET", "/v1/bots/me/decisions", params={"wait": wait}, timeout=self.timeout + wait)
         return DecisionList.from_json(data)
+
+    # -- the bot ladder -----------------------------------------------------
+    @operation("POST", "/v1/ladder/entries")
+    def enter_ladder(self, variant: str, max_games: int = 1) -> LadderEntry:
+        """Enter the bot in ``variant``'s ladder, playing up to ``max_games`` ladder games at
+        once (needs a bot token; entering again changes the limit)."""
+        body = {"variant": variant, "max_games": max_games}
+        return LadderEntry.from_json(self._call("POST", "/v1/ladder/entries", json=body, retry_safe=True))
+
+    @operation("DELETE", "/v1/ladder/entries/{variant}")
+    def leave_ladder(self, variant: str) -> None:
+        """Leave ``variant``'s ladder (matches in progress are played out)."""
+        self._send("DELETE", f"/v1/ladder/entries/{_id(variant)}", retry_safe=False)
+
+    @operation("GET", "/v1/ladder")
+    def get_leaderboard(self, variant: str) -> Leaderboard:
+        """``variant``'s leaderboard, best conservative rating first."""
+        return Leaderboard.from_json(self._call("GET", "/v1/ladder", params={"variant": variant}))
+
+    @operation("GET", "/v1/ladder/matches")
+    def list_ladder_matches(self, variant: str, status: str = "finished", limit: int = 20) -> list[LadderMatch]:
+        """Recent finished ladder matches, newest first (``status="playing"``: those in progress)."""
+        params = {"variant": variant, "status": status, "limit": limit}
+        data = self._call("GET", "/v1/ladder/matches", params=params)
+        return [LadderMatch.from_json(m) for m in data.get("matches", [])]
+
+    @operation("GET", "/v1/ladder/bots/{bot_id}/history")
+    def get_rating_history(self, bot_id: str, variant: str, limit: int = 100) -> list[RatingPoint]:
+        """The bot's rating after each of its last ``limit`` ladder matches of ``variant``, oldest first."""
+        params = {"variant": variant, "limit": limit}
+        data = self._call("GET", f"/v1/ladder/bots/{_id(bot_id)}/history", params=params)
+        return [RatingPoint.from_json(h) for h in data.get("history", [])]
 
     # -- plumbing ---------------------------------------------------------
     def _act(self, path: str, body: dict[str, Any], if_match: int | None, key: str | None) -> GameView:

@@ -10,8 +10,9 @@ Needs ``mayi_engine`` (``pip install mayi``); :class:`~mayi_sdk.helpers.EngineMi
 from __future__ import annotations
 
 import hashlib
+import importlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,20 +63,16 @@ def play_local(
 ) -> LocalGame:
     """Play one game of ``variant``: ``bot`` in seat 0, ``opponents`` in the next seats.
 
-    An opponent is another :class:`Bot` or the name of one of the engine's built-in
-    policies (``"greedy"``, ``"random"``). The same ``seed`` deals the same cards.
+    An opponent is another :class:`Bot` or the name of a reference bot of ``mayi_bots``
+    (``"random"``, ``"greedy"``, ``"strong"``; installed with ``pip install mayi``). The same
+    ``seed`` deals the same cards (and seeds the named bots).
     """
     eng = engine()
     rules = eng.get_rules(variant, options)
-    players: list[Bot | str] = [bot, *opponents]
-    for p in players:
-        if isinstance(p, str) and p not in eng.POLICIES:
-            raise ValueError(f"opponents: unknown policy {p!r} (known: {', '.join(eng.POLICIES)}, or a Bot)")
-    names = [p if isinstance(p, str) else getattr(p, "name", "bot") for p in players]
-    names = [f"{n}{i}" for i, n in enumerate(names)]
     key = _seed_bytes(seed)
+    players: list[Bot] = [bot, *(_named_bot(p, key, i + 1) for i, p in enumerate(opponents))]
+    names = [f"{getattr(p, 'name', 'bot')}{i}" for i, p in enumerate(players)]
     state = eng.new_game(rules, names, key)
-    rng = _policy_rng(key)
     now = 0.0
     failures = [0] * len(players)
     problems: list[str] = []
@@ -86,11 +83,6 @@ def play_local(
         decisions += 1
         seat = _next_seat(eng, state)
         player = players[seat]
-        legal = eng.legal_moves(state, seat, now)
-        if isinstance(player, str):
-            move = eng.POLICIES[player](state, seat, legal, rng)
-            state, _ = eng.play(state, seat, move, now)
-            continue
         view = GameView.from_json(_view_json(eng, state, seat, now, decisions))
         try:
             move = eng.move_from_json(_answer(player, view))
@@ -130,13 +122,39 @@ def _next_seat(eng: Any, state: Any) -> int:
     return int(state.actor)
 
 
-def _policy_rng(seed: bytes) -> Any:
-    from mayi_engine.rng import KeyedRandom
+def _named_bot(player: Bot | str, key: bytes, seat: int) -> Bot:
+    """``player`` itself, or the reference bot of that name, seeded from the game's seed and the seat."""
+    if not isinstance(player, str):
+        return player
+    try:
+        mayi_bots: Any = importlib.import_module("mayi_bots")  # part of pip install mayi, not of mayi-sdk
+    except ImportError as exc:
+        raise ValueError(f"opponents: {player!r} names a reference bot, and mayi_bots is not installed") from exc
+    if player not in mayi_bots.NAMES:
+        raise ValueError(f"opponents: unknown bot {player!r} (known: {', '.join(mayi_bots.NAMES)}, or a Bot)")
+    named: Bot = mayi_bots.make(player, seed=mayi_bots.seat_seed(key, seat))
+    return named
 
-    return KeyedRandom(seed, "play_local")
+
+def seat_view(state: Any, seat: int | None, now: float = 0.0, version: int = 0) -> GameView:
+    """The :class:`GameView` a bot gets of an engine ``state`` (as the service would show it)."""
+    return GameView.from_json(_view_json(engine(), state, seat, now, version))
 
 
-def _view_json(eng: Any, state: Any, seat: int | None, now: float, version: int) -> dict[str, Any]:
+def bot_policy(bot: Bot) -> Callable[[Any, int, Any, Any], Any]:
+    """``bot`` as an engine policy ``(state, seat, legal, rng) -> move``, for in-process
+    drivers such as :func:`mayi_engine.simulate.simulate` (``mayi simulate``). The bot sees
+    the seat's view, as on a server; an answer that is not a move raises."""
+    eng = engine()
+
+    def policy(state: Any, seat: int, legal: Any, rng: Any) -> Any:
+        view = GameView.from_json(_view_json(eng, state, seat, None, 0))
+        return eng.move_from_json(_answer(bot, view))
+
+    return policy
+
+
+def _view_json(eng: Any, state: Any, seat: int | None, now: float | None, version: int) -> dict[str, Any]:
     view: dict[str, Any] = eng.player_view(state, seat, now)
     return {
         "id": "local",

@@ -404,10 +404,15 @@ class BotAccount:
     bot_id: str
     token: str
     name: str = ""
+    #: The secret (``whsec_...``) that signs its webhook deliveries: at registration only.
+    webhook_secret: str = ""
+    webhook_url: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BotAccount:
-        return cls(data["bot_id"], data["token"], data.get("name", ""))
+        return cls(
+            data["bot_id"], data["token"], data.get("name", ""), data.get("webhook_secret", ""), data.get("webhook_url")
+        )
 
 
 @dataclass(frozen=True)
@@ -426,11 +431,66 @@ class BotProfile:
     name: str
     created_at: float
     games: list[BotGame]
+    webhook_url: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BotProfile:
         games = [BotGame(g["game_id"], _list(g, "seats")) for g in _list(data, "games")]
-        return cls(data["bot_id"], data["name"], float(data.get("created_at", 0.0)), games)
+        return cls(data["bot_id"], data["name"], float(data.get("created_at", 0.0)), games, data.get("webhook_url"))
+
+
+@dataclass(frozen=True)
+class WebhookSecret:
+    """A new webhook secret (shown only once); until ``previous_secret_valid_until`` (Unix
+    seconds) deliveries are signed by both the new and the previous one."""
+
+    bot_id: str
+    webhook_secret: str
+    previous_secret_valid_until: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WebhookSecret:
+        return cls(data["bot_id"], data["webhook_secret"], float(data["previous_secret_valid_until"]))
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One attempt at POSTing a decision to the bot's webhook: the receiver's ``status``
+    (``None``: no answer), or the ``error`` (``None``: delivered), and the next retry."""
+
+    webhook_id: str
+    game_id: str
+    seat: int
+    version: int
+    attempt: int
+    at: float
+    url: str
+    status: int | None
+    error: str | None
+    duration_ms: float
+    response_truncated: bool
+    next_retry_at: float | None
+
+    @property
+    def delivered(self) -> bool:
+        return self.error is None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Delivery:
+        return cls(
+            data["webhook_id"],
+            data["game_id"],
+            int(data["seat"]),
+            int(data["version"]),
+            int(data["attempt"]),
+            float(data["at"]),
+            data.get("url", ""),
+            data.get("status"),
+            data.get("error"),
+            float(data.get("duration_ms", 0.0)),
+            bool(data.get("response_truncated", False)),
+            data.get("next_retry_at"),
+        )
 
 
 @dataclass(frozen=True)
@@ -465,3 +525,124 @@ class DecisionList:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionList:
         return cls([Decision.from_json(d) for d in _list(data, "decisions")], int(data.get("games", 0)))
+
+
+# -- the bot ladder -------------------------------------------------------------
+@dataclass(frozen=True)
+class LadderEntry:
+    """A bot entered in a variant's ladder, playing up to ``max_games`` ladder games at once."""
+
+    variant: str
+    bot_id: str
+    name: str
+    max_games: int
+    entered_at: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderEntry:
+        return cls(data["variant"], data["bot_id"], data["name"], int(data["max_games"]), float(data["entered_at"]))
+
+
+@dataclass(frozen=True)
+class LadderStanding:
+    """One row of a leaderboard: ``rating`` is the conservative ``mu - 3 sigma`` that orders it."""
+
+    rank: int
+    bot_id: str
+    name: str
+    house: bool
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_score: float | None
+    provisional: bool
+    max_games: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderStanding:
+        mean = data.get("mean_score")
+        return cls(
+            int(data["rank"]),
+            data["bot_id"],
+            data["name"],
+            bool(data["house"]),
+            float(data["rating"]),
+            float(data["mu"]),
+            float(data["sigma"]),
+            int(data["games"]),
+            int(data["wins"]),
+            None if mean is None else float(mean),
+            bool(data["provisional"]),
+            int(data.get("max_games", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    variant: str
+    standings: list[LadderStanding]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Leaderboard:
+        return cls(data["variant"], [LadderStanding.from_json(s) for s in _list(data, "standings")])
+
+
+@dataclass(frozen=True)
+class LadderMatch:
+    """A ladder match: its game (``game_id``: its replay), seats and, once finished, its
+    ``standings`` (per seat: ``score``, ``place``, ``rating_before``, ``rating_after``)."""
+
+    match_id: str
+    variant: str
+    game_id: str
+    status: str
+    created_at: float
+    finished_at: float | None
+    seats: list[dict[str, Any]]
+    standings: list[dict[str, Any]] | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderMatch:
+        finished = data.get("finished_at")
+        standings = data.get("standings")
+        return cls(
+            data["match_id"],
+            data["variant"],
+            data["game_id"],
+            data["status"],
+            float(data["created_at"]),
+            None if finished is None else float(finished),
+            _list(data, "seats"),
+            None if standings is None else list(standings),
+        )
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating after one ladder match."""
+
+    match_id: str
+    game_id: str
+    at: float
+    place: int
+    players: int
+    score: int
+    mu: float
+    sigma: float
+    rating: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RatingPoint:
+        return cls(
+            data["match_id"],
+            data["game_id"],
+            float(data["at"]),
+            int(data["place"]),
+            int(data["players"]),
+            int(data["score"]),
+            float(data["mu"]),
+            float(data["sigma"]),
+            float(data["rating"]),
+        )

@@ -101,6 +101,10 @@ class Bots:
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
         self._wake = self.r.register_script(_WAKE_SCRIPT)
+        #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
+        #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
+        self.deliver: Callable[[GameRecord, dict[bytes, bytes]], None] | None = None
+        self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
     def bot_key(self, bot_id: str) -> str:
@@ -229,6 +233,10 @@ class Bots:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
         self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[game_id, WAKE_KEEP])
+        if self.deliver is not None:  # the seat's commit came before this: it may have started the game
+            record = self.repo.load(game_id)
+            if record is not None:
+                self.deliver(record, {str(seat).encode(): bot_id.encode()})
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -303,6 +311,8 @@ class Bots:
             return
         for bot_id in {v.decode() for v in raw.values()}:
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+        if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
+            self.deliver(record, raw)
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

@@ -7,8 +7,9 @@ import time
 
 import click
 
+from mayi_bots import NAMES as BOT_NAMES
+from mayi_bots import policy_makers
 from mayi_engine.errors import MayIError
-from mayi_engine.policies import POLICIES
 from mayi_engine.rules import VARIANTS, get_rules
 from mayi_engine.simulate import simulate as run_simulation
 
@@ -22,10 +23,10 @@ def main() -> None:
 def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
     bots = [b.strip() for b in value.split(",") if b.strip()]
     if not bots:
-        raise click.BadParameter(f"name at least one bot; choose from {', '.join(POLICIES)}")
-    unknown = [b for b in bots if b not in POLICIES]
+        raise click.BadParameter(f"name at least one bot; choose from {', '.join(BOT_NAMES)}")
+    unknown = [b for b in bots if b not in BOT_NAMES]
     if unknown:
-        raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(POLICIES)}")
+        raise click.BadParameter(f"unknown bot {unknown[0]!r}; choose from {', '.join(BOT_NAMES)}")
     return bots
 
 
@@ -39,14 +40,15 @@ def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[st
     callback=_bot_list,
     default="greedy,random",
     show_default=True,
-    help="Comma-separated policies, one per seat, repeated cyclically if fewer than --players.",
+    help="Comma-separated reference bots (mayi_bots: random, greedy, strong), one per seat, "
+    "repeated cyclically if fewer than --players.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")
 @click.option("--no-check", is_flag=True, help="Skip the invariant checks after every action (faster).")
 def simulate(
     variant: str, players: int, games: int, seed: int | None, bots: list[str], as_json: bool, no_check: bool
 ) -> None:
-    """Play complete games in-process with built-in policies and summarise them."""
+    """Play complete games in-process with the reference bots and summarise them."""
     rules = get_rules(variant)
     if not rules.min_players <= players <= rules.max_players:
         raise click.BadParameter(
@@ -56,10 +58,11 @@ def simulate(
     if len(bots) > players:
         raise click.BadParameter(f"{len(bots)} bots given for {players} players", param_hint="--bots")
     seats = [bots[i % len(bots)] for i in range(players)]
+    makers = policy_makers(sorted(set(seats)))
     start = time.perf_counter()
     try:
         if as_json or games < 20:
-            summary = run_simulation(rules, seats, games, seed, check=not no_check)
+            summary = run_simulation(rules, seats, games, seed, check=not no_check, players=makers)
         else:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
@@ -77,6 +80,7 @@ def simulate(
                     games,
                     seed,
                     check=not no_check,
+                    players=makers,
                     progress=lambda done: bar.update(task, completed=done),
                 )
     except MayIError as exc:
@@ -180,6 +184,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
         raise click.ClickException(f"could not start: {exc}") from exc
     os.environ["REDIS_URL"] = url
     click.echo(f"May I game service on http://{host}:{port} ({where})")
+    click.echo(f"  Web table: http://{host}:{port}/")
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
     click.echo("  Stop with Ctrl+C.")
     try:
@@ -198,8 +203,10 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     """Run an RQ job worker (with the scheduler and the clock sweeper): games in REDIS_URL,
     jobs in MAYI_JOBS_REDIS_URL (default: the same Redis, unless REDIS_URL is a cluster).
 
-    When Redis goes away the worker waits for it and carries on; it stops on SIGINT
-    or SIGTERM.
+    It runs the clock jobs (queue MAYI_QUEUE_NAME, first) and the ladder's matchmaking
+    and match jobs (queue MAYI_QUEUE_NAME-ladder), and queues the matchmaking every
+    MAYI_LADDER_EVERY_SECONDS. When Redis goes away the worker waits for it and carries
+    on; it stops on SIGINT or SIGTERM.
     """
     import os
     import threading
@@ -208,6 +215,7 @@ def worker(burst: bool, no_sweeper: bool) -> None:
 
     from .clock import _worker_parts, run_worker, start_sweeper
     from .config import Settings
+    from .ladder import _worker_ladder, ladder_queue_name, start_ticker
     from .processes import die_with_parent
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
@@ -224,10 +232,104 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     stop = threading.Event()
     if not no_sweeper and not burst:
         start_sweeper(games, clock, settings.sweep_seconds, stop)
+        start_ticker(_worker_ladder(), stop)
     try:
-        run_worker(clock.jobs, settings.queue_name, burst=burst)  # the Redis of the jobs (MAYI_JOBS_REDIS_URL)
+        run_worker(clock.jobs, [settings.queue_name, ladder_queue_name(settings)], burst=burst)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()
+
+
+@main.group()
+def ladder() -> None:
+    """The bot ladder (docs/ladder.md)."""
+
+
+@ladder.command("run")
+@click.option("--variant", type=click.Choice(sorted(VARIANTS)), default="may_i", show_default=True)
+@click.option("--matches", type=click.IntRange(1, 100_000), default=50, show_default=True, help="Matches to play.")
+@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True, help="mayi worker processes.")
+@click.option(
+    "--players", type=click.IntRange(2, 8), default=None, help="Seats per table (default: the variant's counts)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the leaderboard (and the run's figures) as JSON.")
+def ladder_run(variant: str, matches: int, workers: int, players: int | None, as_json: bool) -> None:
+    """Run a local ladder of the house bots: WORKERS job workers play MATCHES matches.
+
+    Without REDIS_URL, on the embedded Redis in ./var (MAYI_DATA_DIR). The ratings are
+    kept there: a later run goes on from them, and each game's replay stays readable
+    with `mayi replay GAME_ID`.
+    """
+    from .ladder_run import run_local_ladder
+
+    rules = get_rules(variant)
+    if players is not None and not rules.min_players <= players <= rules.max_players:
+        raise click.BadParameter(
+            f"{rules.title} is for {rules.min_players} to {rules.max_players} players, not {players}",
+            param_hint="--players",
+        )
+    try:
+        result = run_local_ladder(variant, matches, workers, players, progress=not as_json)
+    except RuntimeError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    _print_leaderboard(result)
+
+
+def _print_leaderboard(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    console.print(
+        f"[bold]{result['matches']}[/] matches of [bold]{result['variant']}[/] with {result['workers']} worker(s) "
+        f"in {result['seconds']:.1f} s ([bold]{result['matches_per_minute']:.1f}[/] matches a minute)"
+    )
+    table = Table("rank", "bot", "rating", "mu", "sigma", "games", "wins", "mean score", "provisional")
+    for row in result["leaderboard"]:
+        mean = "-" if row["mean_score"] is None else f"{row['mean_score']:.1f}"
+        table.add_row(
+            str(row["rank"]),
+            row["name"],
+            f"{row['rating']:.2f}",
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            str(row["games"]),
+            str(row["wins"]),
+            mean,
+            "yes" if row["provisional"] else "",
+        )
+    console.print(table)
+
+
+@main.command()
+@click.argument("game_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the replay as the API gives it (JSON).")
+def replay(game_id: str, as_json: bool) -> None:
+    """Print a finished game round by round: hands dealt, claims, melds, lay-offs, discards, scores.
+
+    Reads the game from REDIS_URL (without it, the embedded Redis in ./var)."""
+    from .clock import game_parts
+    from .config import Settings
+    from .problems import ServiceError
+    from .replay_text import replay_lines
+    from .repository import GameGone
+    from .store import connect, redis_url
+
+    settings = Settings.from_env(schedule_clock_jobs=False)
+    games, _ = game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
+    try:
+        found = games.replay(game_id)
+    except GameGone as exc:
+        raise click.ClickException(f"GAME_ID: no game {game_id!r} (or it has expired)") from exc
+    except ServiceError as exc:
+        raise click.ClickException(f"GAME_ID: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps(found, indent=2))
+        return
+    for line in replay_lines(found):
+        click.echo(line)
 
 
 @main.command()

@@ -24,7 +24,7 @@ import logging
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -166,9 +166,13 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
     from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    bots = games.bots = Bots(repo, games)
+    bots = games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
     house = games.house = HouseBots(games, queue)
     games.token_digest = bots.token_digest
+    from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
+
+    bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
+    bots.deliver = bots.webhooks.on_commit
 
     def after_commit(record: GameRecord) -> None:
         bots.after_commit(record)
@@ -192,17 +196,23 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     clock.run(games, game_id, at)
 
 
-def run_worker(connection: redis.Redis, queue_name: str, burst: bool = False) -> None:
-    """Run an RQ worker (with its scheduler) on ``queue_name`` until SIGINT or SIGTERM.
+def run_worker(connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False) -> None:
+    """Run an RQ worker (with its scheduler) on ``queue_name`` (or several queues, the first
+    first), with the webhook queue right after the first, until SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
-    queue = Queue(queue_name, connection=connection)
+    from .webhooks import queue_name_for
+
+    names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
+    # The clock's queue first: a worker takes a webhook delivery only when no clock job waits.
+    names.insert(1, queue_name_for(names[0]))
+    queues = [Queue(name, connection=connection) for name in names]
     while True:
         worker = None
         try:
-            worker = SimpleWorker([queue], connection=connection)  # it talks to Redis already
+            worker = SimpleWorker(queues, connection=connection)  # it talks to Redis already
             worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)

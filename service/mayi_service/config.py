@@ -85,6 +85,42 @@ class Settings:
     max_open_tables_per_address: int = 20
     #: Bots one client address may register (flask-limiter syntax), on top of the address limit.
     rate_limit_bots: str = "5 per minute;50 per day"
+    #: Webhook deliveries (decisions POSTed to a bot's ``webhook_url``): seconds to connect,
+    #: then seconds for the whole answer; the largest answer body read, in bytes.
+    webhook_connect_seconds: float = 2.0
+    webhook_read_seconds: float = 3.0
+    webhook_max_response_bytes: int = 64 * 1024
+    #: Let webhooks reach loopback, private, link-local... addresses (tests, local development).
+    webhook_allow_private: bool = False
+    #: First pause before a failed delivery is tried again, in seconds (doubled each time, at
+    #: most 60 s, never past the decision's deadline), and the most attempts of one delivery.
+    webhook_retry_seconds: float = 1.0
+    webhook_max_attempts: int = 10
+    #: Entries kept in each bot's delivery log.
+    webhook_deliveries_kept: int = 100
+    #: Seconds the previous webhook secret still signs (beside the new one) after a rotation.
+    webhook_secret_overlap_seconds: int = 24 * 3600
+    #: The bot ladder (docs/ladder.md). How often the workers queue a matchmaking job per variant.
+    ladder_every_seconds: float = 5.0
+    #: A match job's lease: another worker resumes a match whose job has not renewed it this long.
+    ladder_lease_seconds: float = 30.0
+    #: Ladder matches of one variant in progress at once (0: no bound).
+    ladder_max_matches: int = 4
+    #: The RQ timeout of one match job, in seconds.
+    ladder_match_timeout: int = 6 * 3600
+    #: The clocks of ladder tables, in seconds (an external bot that does not answer is played for).
+    ladder_turn_seconds: float = 30.0
+    ladder_claim_seconds: float = 10.0
+    #: Table sizes the matchmaking forms (empty: every player count of the variant).
+    ladder_players: tuple[str, ...] = ()
+    #: Matches at once of each house entrant (the reference bots).
+    ladder_house_games: int = 2
+    #: Form tables of house bots only (a local ladder); otherwise every table seats an external bot.
+    ladder_house_matches: bool = False
+    #: The variants whose ladders the workers run (empty: every variant).
+    ladder_variants: tuple[str, ...] = ()
+    #: Ladder games start at this round (1: whole games; a later round: shorter matches, for tests).
+    ladder_start_round: int = 1
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:

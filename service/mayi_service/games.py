@@ -177,7 +177,7 @@ class Games:
                 self.on_commit(record, at)
         return record, issued
 
-    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
         rules = get_rules(meta.variant, meta.options)
         test = meta.test or {}
         seed = bytes.fromhex(test["seed"]) if test.get("seed") else None
@@ -359,14 +359,31 @@ class Games:
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
 
+        attempts = 0
+
         def step(record: GameRecord, now: float) -> Update[dict[str, Any]]:
-            if idem_digest is not None:
-                # Looked up after loading the game: the record is committed with the version,
-                # so a first request that won before the load is found here, and one that wins
-                # after it makes this attempt's commit fail and the next attempt find it.
-                replay = self._replay_idempotent(game_id, idem_digest, body_digest)
-                if replay is not None:
-                    raise _Replayed(replay)
+            # The Idempotency-Key's first answer is looked up only where it may exist: on a
+            # retried attempt (this one lost a race, maybe to the first request) and before
+            # any refusal. A first attempt about to commit needs no look-up: the commit script
+            # refuses to write over a recorded answer (IdempotencyRecorded), and the retry then
+            # finds it. Looked up after loading the game: the record is committed with the
+            # version, so a first request that won before the load is found, and one that wins
+            # after it makes this attempt's commit fail.
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                return plan(record, now)
+            try:
+                planned = plan(record, now)
+            except ServiceError:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                raise
+            if planned.error is not None:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+            return planned
+
+        def plan(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -424,6 +441,12 @@ class Games:
         except GameGone:
             return False
 
+    def _raise_if_replayed(self, game_id: str, digest: str | None, body_digest: str) -> None:
+        """Raise :class:`_Replayed` with the first answer to this Idempotency-Key, if there is one."""
+        replay = None if digest is None else self._replay_idempotent(game_id, digest, body_digest)
+        if replay is not None:
+            raise _Replayed(replay)
+
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)
         if stored is None:
@@ -437,7 +460,7 @@ class Games:
         body: dict[str, Any] = stored["body"]
         return body
 
-    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[dict[str, Any]]]:
+    def _due_timeouts(self, state: State, now: float) -> tuple[State, list[engine.Event]]:
         due = engine.deadline(state)
         if due is None or due > now:
             return state, []
@@ -467,7 +490,7 @@ class Games:
         self,
         record: GameRecord,
         state: State,
-        events: list[dict[str, Any]],
+        events: list[engine.Event],
         now: float,
         meta: TableMeta | None = None,
     ) -> tuple[Change, GameRecord]:
@@ -485,7 +508,7 @@ class Games:
             },
             events=self._stamp(events, record.seq, now),
             clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
-            round_ended=any(e["type"] == "round_ended" for e in events),
+            round_ended=any(e.type == "round_ended" for e in events),
         )
         updated = GameRecord(
             record.id, record.version + 1, seq, game_status, meta or record.meta, text, due, record.clock_at
@@ -493,11 +516,12 @@ class Games:
         return change, updated
 
     @staticmethod
-    def _stamp(events: list[dict[str, Any]], last_seq: int, now: float) -> list[tuple[int, str]]:
+    def _stamp(events: list[engine.Event], last_seq: int, now: float) -> list[tuple[int, str]]:
+        """The engine's events as the log keeps them: numbered, timed, turned into JSON here
+        (the one place engine events become JSON in the service)."""
         out = []
         for i, event in enumerate(events, start=last_seq + 1):
-            event = {"seq": i, "time": round(now, 3), **event}
-            out.append((i, _json(event)))
+            out.append((i, _json({"seq": i, "time": round(now, 3), **engine.event_to_json(event)})))
         return out
 
     def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:

@@ -72,6 +72,8 @@ class HouseBots:
         """Queue a house job for ``record`` when it is a playing game with a house seat."""
         if not record.meta.house_bots or record.status != GameStatus.PLAYING or self.queue is None:
             return
+        if record.meta.ladder:  # a ladder match: its match job plays the house seats (mayi_service.ladder)
+            return
         self.queue.enqueue(
             run_house_job,
             record.id,

@@ -130,6 +130,11 @@ redis.call('HSET', game, 'clock_at', string.format('%d', want))
 return string.format('%d', want)
 """
 
+LOAD_SCRIPT = """
+-- A game and its token map, in one call (what a request with a token reads first).
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
+"""
+
 #: A clock job more than this many seconds late is taken to be lost.
 CLOCK_GRACE_SECONDS = 5.0
 #: Shards of each cross-game index on a Redis Cluster (see the module docstring).
@@ -192,6 +197,8 @@ class TableMeta:
     bot_seats: tuple[int, ...] = ()
     #: The house bots seated, as (seat, bot name) pairs (stored only when there is one).
     house_bots: tuple[tuple[int, str], ...] = ()
+    #: The ladder match this table is (stored only for one): its job plays the house seats.
+    ladder: str | None = None
 
     def to_json(self) -> str:
         data: dict[str, Any] = {
@@ -208,6 +215,8 @@ class TableMeta:
             data["bot_seats"] = list(self.bot_seats)
         if self.house_bots:
             data["house_bots"] = {str(seat): name for seat, name in self.house_bots}
+        if self.ladder:
+            data["ladder"] = self.ladder
         return codec.dump(data)
 
     @classmethod
@@ -223,6 +232,7 @@ class TableMeta:
             test=data.get("test"),
             bot_seats=tuple(data.get("bot_seats", ())),
             house_bots=tuple((int(seat), name) for seat, name in data.get("house_bots", {}).items()),
+            ladder=data.get("ladder"),
         )
 
     def seated(self, seat: int, name: str, bot: bool = False, house_bot: str | None = None) -> TableMeta:
@@ -299,6 +309,7 @@ class GameRepository:
         self.finished_ttl = finished_ttl
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
+        self._load = client.register_script(LOAD_SCRIPT)
         #: Waits for new events, one blocking read per game shared by its waiters.
         self.hub = EventHub(client)
 
@@ -380,16 +391,13 @@ class GameRepository:
         Every stored hash of the game (a few) is compared in constant time, so how long
         the check takes says nothing about the token.
         """
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hgetall(self.game_key(game_id))
-        pipe.hgetall(self.tokens_key(game_id))
-        data, tokens = pipe.execute()
+        game, tokens = self._load(keys=[self.game_key(game_id), self.tokens_key(game_id)])
         wanted = token_hash.encode()
         seat = None
-        for stored, found in tokens.items():
-            if hmac.compare_digest(stored, wanted):
-                seat = int(found)
-        return self._record(game_id, data), seat
+        for i in range(0, len(tokens), 2):
+            if hmac.compare_digest(tokens[i], wanted):
+                seat = int(tokens[i + 1])
+        return self._record(game_id, dict(zip(game[::2], game[1::2], strict=True))), seat
 
     @staticmethod
     def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:

@@ -77,6 +77,11 @@ CARD_PATTERN = "^(?:(?:10|[2-9TJQKAtjqka])[CDHScdhs]|[Jj][Kk])$"
 _CARD_RE = re.compile(CARD_PATTERN)
 
 
+def is_card_code(value: str) -> bool:
+    """Whether ``value`` is a card code as :class:`Card` reads it (taken as it is)."""
+    return _CARD_RE.fullmatch(value) is not None
+
+
 class Card(Text):
     """A card code. A wrong one is refused in the engine's words (which name the card)."""
 
@@ -462,6 +467,7 @@ SERVICE_CODES = (
     "idempotency_key_reused",
     "bot_already_seated",
     "house_bots_unavailable",
+    "not_entered",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 

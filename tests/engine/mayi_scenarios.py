@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mayi_engine import Event, legal_moves, new_game, pending_claimants, play
+from mayi_engine import Event, event_to_json, legal_moves, new_game, pending_claimants, play
 from mayi_engine.cards import NATURALS, build_decks, card_codes, counts_of, parse_card
 from mayi_engine.errors import IllegalMoveError, MayIError
 from mayi_engine.moves import Discard, GoDown, LayOff, LayOffPart, Move, Pass
@@ -181,20 +181,33 @@ def invariant_problems(state: State) -> list[str]:
     return problems
 
 
-def act(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[State, list[Event]]:
-    """Play one move and check the invariants of the new state."""
+#: An event as the service logs it (``event_to_json``): what the scenarios assert on.
+JsonEvent = dict[str, Any]
+
+
+def as_json(events: Iterable[Event]) -> list[JsonEvent]:
+    """The engine's events in their JSON form (checking each is a typed, frozen record)."""
+    out = []
+    for event in events:
+        assert isinstance(event, Event), f"{event!r} is not an Event"
+        out.append(event_to_json(event))
+    return out
+
+
+def act(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[State, list[JsonEvent]]:
+    """Play one move and check the invariants of the new state; its events as JSON."""
     before = dumps(state)
     new, events = play(state, seat, move, now)
     assert dumps(state) == before, "play() changed the state it was given"
     assert to_json(loads(dumps(new))) == to_json(new), "the state does not round-trip through JSON"
     problems = invariant_problems(new)
     assert not problems, problems
-    return new, events
+    return new, as_json(events)
 
 
-def acts(state: State, *steps: tuple[Any, ...], now: float = 0.0) -> tuple[State, list[Event]]:
-    """Play ``(seat, move)`` or ``(seat, move, now)`` steps in order; all their events."""
-    out: list[Event] = []
+def acts(state: State, *steps: tuple[Any, ...], now: float = 0.0) -> tuple[State, list[JsonEvent]]:
+    """Play ``(seat, move)`` or ``(seat, move, now)`` steps in order; all their events (as JSON)."""
+    out: list[JsonEvent] = []
     for step in steps:
         seat, move, *when = step
         state, events = act(state, seat, move, when[0] if when else now)
@@ -226,15 +239,15 @@ def with_stock(state: State, keep: int) -> State:
     return s
 
 
-def kinds(events: Sequence[Event]) -> list[str]:
+def kinds(events: Sequence[JsonEvent]) -> list[str]:
     return [e["type"] for e in events]
 
 
-def of_kind(events: Sequence[Event], kind: str) -> list[Event]:
+def of_kind(events: Sequence[JsonEvent], kind: str) -> list[JsonEvent]:
     return [e for e in events if e["type"] == kind]
 
 
-def drawn(events: Sequence[Event]) -> list[tuple[int, str, bool]]:
+def drawn(events: Sequence[JsonEvent]) -> list[tuple[int, str, bool]]:
     """``(seat, card, penalty)`` of each stock draw, in order."""
     return [(e["seat"], e["private"]["card"], e["data"]["penalty"]) for e in events if e["type"] == "drew"]
 

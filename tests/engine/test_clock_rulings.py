@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mayi_scenarios import act, cards, discard, down, hand_of, pass_all, table
+from mayi_scenarios import act, as_json, cards, discard, down, hand_of, pass_all, table
 
 from mayi_engine import deadline, play, seat_returns, timeout_discard
 from mayi_engine.melds import Meld
@@ -27,6 +27,7 @@ def test_an_absent_seat_on_turn_is_due_when_the_present_seats_have_answered():
     due = deadline(state)
     assert due == 0.0, "due from the moment the draw decision started"
     _, events = play(state, None, Timeout(), now=2.0)
+    events = as_json(events)
     assert [e["type"] for e in events][:1] == ["drew"] and events[0].get("timeout")
 
 
@@ -47,6 +48,7 @@ def test_the_timed_out_discard_on_the_may_i_go_down_turn_may_be_a_card_that_fits
     assert state.went_down and "JK" in hand_of(state, 0)
     assert timeout_discard(state, 0) == cards("JK")[0]
     _, events = play(state, None, Timeout(), now=state.turn_deadline or 0.0)
+    events = as_json(events)
     discarded = [e for e in events if e["type"] == "discarded"]
     assert discarded[0]["seat"] == 0 and discarded[0]["data"]["card"] == "JK" and discarded[0].get("timeout")
 
@@ -89,6 +91,7 @@ def test_three_timeouts_counting_unanswered_claims_make_a_may_i_seat_absent():
     state, _ = act(state, 2, Pass())  # seat 0 draws from the stock
     state, _ = act(state, 0, discard(hand_of(state, 0)[0]), now=1.0)  # seat 1's turn, claims open
     state, events = play(state, None, Timeout(), now=16.0)  # seat 2's claim times out: 1
+    events = as_json(events)
     assert [(e["type"], e["seat"]) for e in events] == [("passed", 2)] and state.timeouts == (0, 0, 1)
     state, _ = act(state, 1, DrawStock(), now=17.0)
     state, _ = act(state, 1, discard(hand_of(state, 1)[0]), now=18.0)  # seat 2's turn
@@ -96,6 +99,7 @@ def test_three_timeouts_counting_unanswered_claims_make_a_may_i_seat_absent():
     state, _ = play(state, None, Timeout(), now=78.0)  # seat 2 draws: 2
     assert state.timeouts == (0, 0, 2) and not state.absent[2]
     state, events = play(state, None, Timeout(), now=138.0)  # seat 2 discards: 3, absent
+    events = as_json(events)
     assert ("seat_absent", 2) in [(e["type"], e["seat"]) for e in events]
     assert state.absent == (False, False, True)
 
@@ -105,6 +109,7 @@ def test_seat_returns_clears_absence_and_timeouts_with_an_event():
     state = _absent(state.clone(), 1)
     state.timeouts = (0, 3)
     back, events = seat_returns(state, 1)
+    events = as_json(events)
     assert back.absent == (False, False) and back.timeouts == (0, 0)
     assert [e["type"] for e in events] == ["seat_returned"]
     same, none = seat_returns(back, 1)
@@ -119,6 +124,7 @@ def test_a_draw_is_refused_before_claims_are_answered_but_not_for_an_absent_clai
     state, _ = act(state, 1, Pass(), now=1.0)
     assert deadline(state) == 0.0
     state, events = play(state, None, Timeout(), now=1.0)
+    events = as_json(events)
     assert any(e["type"] == "passed" and e["seat"] == 2 and e.get("timeout") for e in events)
     state, _ = act(state, 0, DrawStock(), now=1.0)
     assert state.phase is Phase.PLAY

@@ -11,6 +11,7 @@ import pytest
 from mayi_scenarios import (
     act,
     acts,
+    as_json,
     card,
     cards,
     discard,
@@ -115,6 +116,7 @@ def test_identical_cards_from_different_decks_are_interchangeable() -> None:
 
 def test_events_speak_in_canonical_codes() -> None:
     _, events = start_game(MAY_I, ["A", "B"], bytes(32), stacked=[cards("10h 10h")])
+    events = as_json(events)
     assert events[0]["type"] == "round_started"
     dealt = [e for e in events if e["type"] == "dealt"]
     assert dealt[0]["private"]["hand"].count("TH") == 1 and dealt[1]["private"]["hand"].count("TH") == 1
@@ -256,6 +258,7 @@ def test_a_joker_turned_up_is_buried_at_the_bottom(rules) -> None:
     assert card_codes(s.discard) == ["7D"]
     assert s.stock[0] == JOKER and s.stock[1] == JOKER  # the bottom of the stock
     assert s.stock[-1] == card("9S")  # the top
+    events = as_json(events)
     assert events[0]["data"]["upcard"] == "7D" and events[0]["data"]["jokers_buried"] == 2
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import pytest
 from mayi_scenarios import act, acts, discard, down, drawn, lay, of_kind, refused, table
 
+from mayi_bots import policy_makers
 from mayi_engine import new_game, pending_claimants
 from mayi_engine.cards import parse_cards
 from mayi_engine.moves import Claim, DrawStock, Pass
@@ -65,7 +66,7 @@ def test_register_a_custom_variant(three_step: Rules) -> None:
 
 @pytest.mark.parametrize(("players", "seed"), [(2, 1), (3, 2), (4, 3)])
 def test_the_greedy_policy_plays_a_custom_variant_to_the_end(three_step: Rules, players: int, seed: int) -> None:
-    state, actions, problems = play_game(three_step, ["greedy"] * players, bytes([seed]) * 32)
+    state, actions, problems = play_game(three_step, ["greedy"] * players, bytes([seed]) * 32, players=policy_makers())
     assert problems == []
     assert state.phase is Phase.FINISHED and actions > 0
     assert [r.round for r in state.results] == [1, 2, 3]

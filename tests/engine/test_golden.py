@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from players import POLICIES
 
 from mayi_engine import legal_moves, new_game, play
 from mayi_engine.moves import move_from_json, move_to_json
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import get_rules
 from mayi_engine.simulate import invariant_violations, next_seat

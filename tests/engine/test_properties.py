@@ -32,8 +32,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
+from players import POLICIES
 
-from mayi_engine import apply_move, check_move, deadline, legal_moves, new_game, play
+from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
 from mayi_engine.errors import MayIError
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
@@ -49,7 +50,6 @@ from mayi_engine.moves import (
     TakeDiscard,
     Timeout,
 )
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import Rules, get_rules
 from mayi_engine.simulate import invariant_violations, next_seat
@@ -419,7 +419,7 @@ def play_out(table: Table) -> tuple[State, int, list[str]]:
     while state.phase is not Phase.FINISHED and actions < bound:
         seat = next_seat(state)
         state, events = play(state, seat, POLICIES[table.bots[seat]](state, seat, legal_moves(state, seat), rng))
-        kinds += [e["type"] for e in events]
+        kinds += [event_to_json(e)["type"] for e in events]
         actions += 1
     return state, actions, kinds
 

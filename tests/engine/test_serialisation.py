@@ -11,16 +11,16 @@ import json
 from typing import Any
 
 import pytest
+from players import POLICIES
 
 from mayi_engine import apply_move, deadline, legal_moves, new_game
 from mayi_engine.cards import parse_cards
 from mayi_engine.errors import ConfigError
 from mayi_engine.moves import Timeout
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I, SHANGHAI, Rules, get_rules
 from mayi_engine.simulate import next_seat
-from mayi_engine.state import STATE_VERSION, State, dumps, from_json, loads, to_json
+from mayi_engine.state import STATE_VERSION, Setup, State, dumps, from_json, loads, to_json
 
 #: The size goal for one stored state (bytes of ``dumps``).
 MAX_STATE_BYTES = 4096
@@ -127,6 +127,17 @@ def test_stacked_decks_survive() -> None:
         assert_round_trips(s)
         assert loads(dumps(s)).stacked == (top, None, top)
     assert "stacked" not in to_json(new_game(MAY_I, ["a", "b"], bytes(32)))
+
+
+def test_test_set_up_is_held_beside_the_state_and_a_production_game_has_none() -> None:
+    plain = new_game(MAY_I, ["a", "b"], bytes(32))
+    assert plain.setup is None and plain.stacked == () and plain.start_round == 1
+    assert to_json(plain)["start_round"] == 1  # the stored form is unchanged
+    top = parse_cards(["AS", "KH"])
+    table = new_game(MAY_I, ["a", "b"], bytes(32), stacked=[None, top], start_round=2)
+    assert table.setup == Setup((None, top), 2) and table.stacked == (None, top) and table.start_round == 2
+    assert loads(dumps(table)).setup == table.setup
+    assert new_game(MAY_I, ["a", "b"], bytes(32), stacked=[None, None]).setup is None
 
 
 def test_clocks_timeouts_and_absent_seats_survive() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from mayi_bots import policy_makers
 from mayi_engine.rules import MAY_I
 from mayi_engine.simulate import Summary, simulate
 
@@ -24,7 +25,7 @@ def test_wins_are_whole_numbers_and_a_shared_win_is_a_win_for_each_seat():
 
 
 def test_a_simulated_run_counts_every_game_once_less_the_shared_extras():
-    summary = simulate(MAY_I, ["greedy", "greedy", "random", "random"], games=3, seed=1)
+    summary = simulate(MAY_I, ["greedy", "greedy", "random", "random"], games=3, seed=1, players=policy_makers())
     data = summary.as_dict()
     wins = [b["wins"] for b in data["bots"].values()]
     shared = [b["shared_wins"] for b in data["bots"].values()]

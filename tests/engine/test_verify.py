@@ -23,7 +23,7 @@ from mayi_engine import (
 from mayi_engine.game import last_card_problem, verify_discard
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
-from mayi_engine.state import Phase
+from mayi_engine.state import Phase, Setup
 
 
 def test_check_move_does_not_deal_the_next_round():
@@ -34,7 +34,7 @@ def test_check_move_does_not_deal_the_next_round():
     state.hands = ((state.hands[0][0],), state.hands[1])
     state.down = (True, False)
     # Dealing round 2 from this "stack" would fail: more jokers than the decks hold.
-    state.stacked = (None, (JOKER,) * 500)
+    state.setup = Setup((None, (JOKER,) * 500))
     out = Discard(state.hands[0][0])
     assert check_move(state, 0, out) is None and is_legal(state, 0, out)
     with pytest.raises(ValueError):

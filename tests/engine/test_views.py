@@ -17,12 +17,12 @@ import json
 from typing import Any
 
 import pytest
+from players import POLICIES
 
 from mayi_engine import apply_move, deadline, legal_moves, new_game, pending_claimants
 from mayi_engine.cards import card_code, card_codes, parse_cards
 from mayi_engine.melds import Meld
 from mayi_engine.moves import Claim, DrawStock, Pass, Timeout, move_from_json, move_to_json
-from mayi_engine.policies import POLICIES
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I, SHANGHAI, Rules
 from mayi_engine.simulate import next_seat

@@ -18,6 +18,8 @@ from mayi_engine import (
     IllegalMoveError,
     OptionSpec,
     Pass,
+    card_code,
+    card_codes,
     get_rules,
     new_game,
     play,
@@ -132,6 +134,13 @@ def test_moves_and_melds_print_as_card_codes():
     )
     meld = Meld(0, 1, MeldKind.RUN, parse_cards(["4C", "5C", "JK", "7C"]), 4, 0)
     assert repr(meld) == "Meld(id=0, owner=1, kind='run', cards=('4C', '5C', 'JK', '7C'), low=4, suit=0)"
+
+
+def test_a_state_prints_its_cards_as_codes():
+    state = new_game(MAY_I, ["Ann", "Bob"], seed=bytes(32))
+    text = repr(state)
+    assert text.startswith("State(may_i, round=1, phase=first_offer, turn=0, actor=0, hands=((")
+    assert repr(tuple(card_codes(state.hands[1]))) in text and f"upcard={card_code(state.discard[-1])!r}" in text
 
 
 def test_memoised_results_are_tuples_no_caller_can_change():

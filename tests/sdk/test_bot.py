@@ -102,7 +102,7 @@ def test_a_failing_decide_is_logged_and_the_clock_plays(caplog: pytest.LogCaptur
 
 
 def test_bad_arguments_name_what_is_wrong() -> None:
-    with pytest.raises(ValueError, match="opponents: unknown policy 'smart'"):
+    with pytest.raises(ValueError, match="opponents: unknown bot 'smart'"):
         play_local(Bot(), ["smart"], "may_i", seed=1)
     with pytest.raises(TypeError, match="decide must return a LegalMove"):
         as_legal_move("discard QS")  # type: ignore[arg-type]

@@ -14,5 +14,5 @@ def test_simulate_without_any_bot_exits_2_in_one_line(bots):
     assert result.exit_code == 2, (result.output, result.exception)
     assert isinstance(result.exception, SystemExit)  # not a ZeroDivisionError
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert errors == ["Error: Invalid value for '--bots': name at least one bot; choose from random, greedy"]
+    assert errors == ["Error: Invalid value for '--bots': name at least one bot; choose from random, greedy, strong"]
     assert "Traceback" not in result.output

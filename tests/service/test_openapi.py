@@ -45,11 +45,20 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("get", "/v1/bots/me"): {401, 429},
     ("post", "/v1/bots/me/token"): {401, 429},
     ("get", "/v1/bots/me/decisions"): {401, 422, 429, 503},
+    ("patch", "/v1/bots/me"): BODY_ERRORS | {401, 429},
+    ("post", "/v1/bots/me/webhook-secret"): {401, 429},
+    ("get", "/v1/bots/me/deliveries"): {401, 429},
+    # The bot ladder.
+    ("get", "/v1/ladder"): {422, 429},
+    ("post", "/v1/ladder/entries"): BODY_ERRORS | {401, 429},
+    ("delete", "/v1/ladder/entries/{variant}"): {401, 404, 429},
+    ("get", "/v1/ladder/matches"): {422, 429},
+    ("get", "/v1/ladder/bots/{bot_id}/history"): {404, 422, 429},
 }
 
 
 #: Operations that are POSTs (they change something) but take no body.
-BODYLESS_POSTS = {"/v1/bots/me/token"}
+BODYLESS_POSTS = {"/v1/bots/me/token", "/v1/bots/me/webhook-secret"}
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +214,7 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
     malformed = {"Authorization": "Basic YTpi"}
     examples = {
         path: spec["paths"][path]["post"]["requestBody"]["content"]["application/json"]["example"]
-        for path in [*ACTIONS, f"{GAME}/seats", "/v1/games", "/v1/bots"]
+        for path in [*ACTIONS, f"{GAME}/seats", "/v1/games", "/v1/bots", "/v1/ladder/entries"]
     }
     problem = _validator(spec, {"$ref": "#/components/schemas/Problem"})
     seen: dict[tuple[str, str], set[int]] = {key: set() for key in EXPECTED_ERRORS}
@@ -256,6 +265,26 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
         send("get", path, path, expect=401, headers=foreign)
     send("post", "/v1/bots/me/token", "/v1/bots/me/token", expect=401, headers=gone_bot)
     send("get", "/v1/bots/me/decisions", "/v1/bots/me/decisions?wait=99", expect=422)
+    # Webhooks: the bot's URL (a body), its secret, its delivery log.
+    me = "/v1/bots/me"
+    send("patch", me, me, expect=400, **not_json, headers=gone_bot)
+    send("patch", me, me, expect=413, **too_large, headers=gone_bot)
+    send("patch", me, me, expect=422, json={"webhook_url": "ftp://x"}, headers=gone_bot)
+    send("patch", me, me, expect=401, json={"webhook_url": None}, headers=gone_bot)
+    send("post", "/v1/bots/me/webhook-secret", "/v1/bots/me/webhook-secret", expect=401, headers=gone_bot)
+    send("get", "/v1/bots/me/deliveries", "/v1/bots/me/deliveries", expect=401, headers=foreign)
+    # The ladder: no bot token, a bot that never entered, unknown variants and bots.
+    entry = examples["/v1/ladder/entries"]
+    send("post", "/v1/ladder/entries", "/v1/ladder/entries", expect=401, json=entry, headers=gone_bot)
+    bot = {"Authorization": f"Bearer {client.post('/v1/bots', json={'name': 'Robo'}).get_json()['token']}"}
+    leave = "/v1/ladder/entries/{variant}"
+    send("delete", leave, "/v1/ladder/entries/may_i", expect=401, headers=foreign)
+    send("delete", leave, "/v1/ladder/entries/may_i", expect=404, headers=bot)
+    send("get", "/v1/ladder", "/v1/ladder?variant=chess", expect=422)
+    send("get", "/v1/ladder/matches", "/v1/ladder/matches?variant=may_i&limit=0", expect=422)
+    history = "/v1/ladder/bots/{bot_id}/history"
+    send("get", history, "/v1/ladder/bots/b_nobody/history?variant=may_i", expect=404)
+    send("get", history, "/v1/ladder/bots/b_nobody/history", expect=422)
 
     # Every expected status but the rate limit (and /healthz's Redis outage) was provoked.
     for key, statuses in EXPECTED_ERRORS.items():

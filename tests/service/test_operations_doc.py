@@ -18,7 +18,7 @@ def test_every_setting_is_documented_with_its_default():
         default = f.default if f.name != "cors_origins" else "*"
         if isinstance(default, bool):
             default = str(default).lower()
-        shown = "(empty)" if default == "" else f"`{default}`"
+        shown = "(empty)" if default in ("", ()) else f"`{default}`"
         assert shown in row, f"{variable}: the documented default is not {shown}"
 
 

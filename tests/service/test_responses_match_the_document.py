@@ -17,29 +17,35 @@ from typing import Any
 import pytest
 from documented import Sent, component_problems, problems, spec
 
+from mayi_bots import make
 from mayi_engine import (
     MAY_I,
-    POLICIES,
     SHANGHAI,
     ErrorCode,
+    Event,
     Phase,
     Rules,
     Timeout,
     deadline,
+    event_to_json,
     legal_moves,
     move_to_json,
     play,
     seat_returns,
     start_game,
 )
+from mayi_engine.policies import random_policy
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
+from mayi_sdk.local import bot_policy
 from mayi_service.games import visible
 from mayi_service.problems import HTTP_CODES
 from mayi_service.repository import GameRepository
 from mayi_service.schemas import EVENT_TYPES, EVENTS_PAGE
 
 GAME = "/v1/games/{game_id}"
+#: The reference greedy bot (mayi_bots) as an engine policy.
+GREEDY = bot_policy(make("greedy"))
 
 
 def _sent(body: dict[str, Any], status: int = 200, ctype: str = "application/json", method: str = "get") -> Sent:
@@ -151,8 +157,8 @@ def test_the_event_union_has_every_event_type() -> None:
 # -- every event type the engine makes matches the document ------------------------
 
 
-def _stamp(events: list[dict[str, Any]], seq: int, now: float) -> list[dict[str, Any]]:
-    return [{"seq": seq + i, "time": now, **e} for i, e in enumerate(events, start=1)]
+def _stamp(events: list[Event], seq: int, now: float) -> list[dict[str, Any]]:
+    return [{"seq": seq + i, "time": now, **event_to_json(e)} for i, e in enumerate(events, start=1)]
 
 
 def _play_out(rules: Rules, players: int, seed: int, sleepy: int) -> list[dict[str, Any]]:
@@ -175,7 +181,7 @@ def _play_out(rules: Rules, players: int, seed: int, sleepy: int) -> list[dict[s
         else:
             state, events = seat_returns(state, seat)
             legal = legal_moves(state, seat, now)
-            move = POLICIES["random"](state, seat, legal, rng)
+            move = random_policy(state, seat, legal, rng)
             state, more = play(state, seat, move, now)
             events += more
         out += _stamp(events, out[-1]["seq"] if out else 0, now)
@@ -211,7 +217,7 @@ def test_legal_moves_of_every_phase_match_the_document() -> None:
             legal = legal_moves(state, seat)
             for move in legal:
                 assert not component_problems("LegalMove", move_to_json(move)), move_to_json(move)
-            state, _ = play(state, seat, POLICIES["greedy"](state, seat, legal, rng))
+            state, _ = play(state, seat, GREEDY(state, seat, legal, rng))
 
 
 def test_the_documented_events_page_is_what_the_repository_reads() -> None:

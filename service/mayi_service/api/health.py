@@ -6,7 +6,7 @@ import hmac
 import time
 from typing import Any
 
-from flask import Response, current_app, g, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -114,20 +114,50 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
+#: Where the start of a request is noted in its WSGI environ (by the app's WSGI entry,
+#: :func:`mayi_service.app.create_app`; by :func:`before_request` where that is not used).
+STARTED = "mayi.started"
+
+#: The metric series of each (method, endpoint, status) seen: labels looked up once, not
+#: three times a request. (Bounded: beyond this many, looked up each time.)
+_SERIES: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+_SERIES_MAX = 2000
+
+
 def before_request() -> None:
-    g.mayi_started = time.perf_counter()
+    request.environ.setdefault(STARTED, time.perf_counter())
 
 
 def after_request(response: Response) -> Response:
-    started = getattr(g, "mayi_started", None)
-    endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    """Count the request and its latency (and, for a game action, the action)."""
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    started = req.environ.get(STARTED)
+    status = response.status_code
+    rule = req.url_rule
+    if rule is None:  # (not kept: whether it counts as an action depends on its path)
+        series = _series(req.method, "unmatched", status, req.path)
+    else:
+        key = (req.method, rule.rule, status)
+        series = _SERIES.get(key)
+        if series is None:
+            series = _series(req.method, rule.rule, status, req.path)
+            if len(_SERIES) < _SERIES_MAX:
+                _SERIES[key] = series
+    latency, count, action = series
     if started is not None:
-        LATENCY.labels(endpoint).observe(time.perf_counter() - started)
-    REQUESTS.labels(request.method, endpoint, str(response.status_code)).inc()
-    if request.method == "POST" and "/v1/games/" in request.path and endpoint.rsplit("/", 1)[-1] != "seats":
-        action = endpoint.split("<string:game_id>/", 1)[-1]
-        ACTIONS.labels(action, "ok" if response.status_code < 400 else "refused").inc()
+        latency.observe(time.perf_counter() - started)
+    count.inc()
+    if action is not None:
+        action.inc()
     return response
+
+
+def _series(method: str, endpoint: str, status: int, path: str) -> tuple[Any, Any, Any]:
+    action = None
+    if method == "POST" and "/v1/games/" in path and endpoint.rsplit("/", 1)[-1] != "seats":
+        name = endpoint.split("<string:game_id>/", 1)[-1]
+        action = ACTIONS.labels(name, "ok" if status < 400 else "refused")
+    return LATENCY.labels(endpoint), REQUESTS.labels(method, endpoint, str(status)), action
 
 
 __all__ = ["REGISTRY", "blp"]

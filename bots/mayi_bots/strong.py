@@ -1,0 +1,422 @@
+"""``strong``: a card-counting heuristic player, planned around the round's contract.
+
+How it plays (docs/bots.md, "Reference bots", says why this design):
+
+* **Plan.** Its hand is read as the best partial contract: the books and runs (of
+  different suits, ranks where the variant asks) that leave the fewest cards missing,
+  jokers filling gaps within the variant's joker limit. ``need`` is that number of
+  missing cards; the *outs* are the cards still live (not in its hand, on the table,
+  buried in the discard pile or taken by another player) that would lower it.
+* **Card tracking.** It watches the discard pile from view to view (each card thrown,
+  each card taken back), and counts the melds on the table, to know how many copies
+  of each card are still live.
+* **Draw and claim.** It takes the upcard only when it lowers ``need``; it claims (May I:
+  one penalty card; Shanghai: two, at most two buys a round) only when the card lowers
+  ``need`` and the penalty is worth it: never once down, never in May I's last round
+  unless the card helps twice, less eagerly when an opponent is about to go out.
+* **Go down** at once, with every card that extends its melds added to them.
+* **Discard** the card whose loss costs least: ``need`` first, then outs, then its
+  points, which weigh more as an opponent gets close to going out (it dumps high cards
+  then); it avoids handing the next player a card that fits the table.
+* Once down, it lays off all it can and throws the highest card that fits nowhere.
+
+Each decision takes well under a millisecond to a few milliseconds: no search.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations, product
+
+from mayi_sdk import Bot, GameView, LegalMove
+from mayi_sdk.helpers import EngineMissing, engine, is_meld
+
+from .cards import CODES, JOKER, fitting, joker_limit, order, points
+
+#: Most copies of a card in play, by variant, when the engine cannot say (4 players).
+DEFAULT_DECKS = {"may_i": 3, "shanghai": 2}
+
+
+@lru_cache(maxsize=64)
+def _decks(variant: str, players: int) -> int:
+    try:
+        return int(engine().get_rules(variant).decks_for(players))
+    except (EngineMissing, Exception):
+        return DEFAULT_DECKS.get(variant, 2)
+
+
+@lru_cache(maxsize=64)
+def _distinct_books(variant: str) -> bool:
+    try:
+        return bool(engine().get_rules(variant).distinct_book_ranks)
+    except (EngineMissing, Exception):
+        return variant != "may_i"
+
+
+# --------------------------------------------------------------------------- #
+# The plan: how far a hand is from the contract
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Plan:
+    """``need``: cards missing from the best partial contract; ``wanted``: the cards
+    (numbers of :func:`~mayi_bots.cards.order`, 0 a joker) that would lower it."""
+
+    need: int
+    wanted: frozenset[int]
+
+
+def _windows(ranks: set[int]) -> list[tuple[int, int]]:
+    """The two best 4-rank windows of one suit: ``(have, low)`` (ranks ``low..low+3``, 14 a high ace)."""
+    scored = [(sum(1 for r in range(low, low + 4) if r in ranks), low) for low in range(1, 12)]
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return [w for w in scored[:2] if w[0] > 0]
+
+
+@lru_cache(maxsize=200_000)
+def assess(hand: tuple[int, ...], books: int, runs: int, all_cards: bool, limit: int | None, distinct: bool) -> Plan:
+    """The :class:`Plan` of ``hand`` (sorted card numbers) for a contract of ``books`` and ``runs``."""
+    if all_cards:
+        return _assess_all_cards(hand, runs, limit)
+    jokers = hand.count(0)
+    counts = Counter(c for c in hand if c)
+    by_rank = Counter(c >> 2 for c in counts.elements())
+    suit_ranks: list[set[int]] = [set(), set(), set(), set()]
+    for c in counts:
+        r, s = c >> 2, c & 3
+        suit_ranks[s].add(r)
+        if r == 1:
+            suit_ranks[s].add(14)
+    book_cands: list[tuple[int, int]] = sorted(((3 - min(n, 3), r) for r, n in by_rank.items()), key=lambda x: x[0])
+    book_cands = book_cands[: books + 3]
+    while len(book_cands) < books:  # not enough ranks: a book from nothing (never all jokers)
+        book_cands.append((3, -len(book_cands) - 1))
+    run_cands: list[list[tuple[int, int]]] = [
+        [(4 - have, low) for have, low in _windows(suit_ranks[s])] for s in range(4)
+    ]
+    best = 99
+    wanted: set[int] = set()
+    cap = limit if limit is not None else 99
+    for chosen_books in combinations(book_cands, books) if books else [()]:
+        for suits in combinations(range(4), runs) if runs else [()]:
+            options = [run_cands[s] or [(4, 0)] for s in suits]
+            for chosen_runs in product(*options) if runs else [()]:
+                missing = 0
+                fill = 0
+                for m, _ in chosen_books:
+                    missing += m
+                    fill += min(m, cap, 2)
+                for (m, _low), _s in zip(chosen_runs, suits, strict=True):
+                    missing += m
+                    fill += min(m, cap, 3)
+                # A card counted in a book and in a run, held once, can be in only one of them.
+                for _, r in chosen_books:
+                    if r <= 0:
+                        continue
+                    for (_, low), s in zip(chosen_runs, suits, strict=True):
+                        if low and (low <= r <= low + 3 or (r == 1 and low == 11)) and counts.get(r * 4 + s) == 1:
+                            missing += 1
+                need = max(0, missing - min(jokers, fill))
+                if need > best:
+                    continue
+                if need < best:
+                    best = need
+                    wanted = set()
+                if need == 0:
+                    continue
+                if jokers < fill:
+                    wanted.add(0)
+                for m, r in chosen_books:
+                    if m and r > 0:
+                        wanted.update(r * 4 + s for s in range(4))
+                for (m, low), s in zip(chosen_runs, suits, strict=True):
+                    if m and low:
+                        for r in range(low, low + 4):
+                            if r not in suit_ranks[s]:
+                                wanted.add((1 if r == 14 else r) * 4 + s)
+    return Plan(best, frozenset(wanted))
+
+
+def _assess_all_cards(hand: tuple[int, ...], runs: int, limit: int | None) -> Plan:
+    """Runs that must hold every card (May I's last round): each of ``runs`` suits makes
+    one run spanning its cards; gaps, short runs, repeated cards and cards of the other
+    suits all count as missing (jokers fill gaps)."""
+    jokers = hand.count(0)
+    counts = Counter(c for c in hand if c)
+    per_suit: list[list[int]] = [[], [], [], []]
+    for c, n in counts.items():
+        per_suit[c & 3].extend([c >> 2] * n)
+    costs: list[tuple[int, int, set[int]]] = []  # (missing, joker room, wanted) per suit
+    for s in range(4):
+        ranks = per_suit[s]
+        if not ranks:
+            costs.append((4, 3, set()))
+            continue
+        best: tuple[int, int, set[int]] | None = None
+        for high_ace in (False, True):
+            rs = [14 if (r == 1 and high_ace) else r for r in ranks]
+            distinct = set(rs)
+            lo, hi = min(distinct), max(distinct)
+            span = hi - lo + 1
+            gaps = span - len(distinct)
+            short = max(0, 4 - span)
+            dupes = len(rs) - len(distinct)
+            missing = gaps + short + dupes
+            want = {(1 if r == 14 else r) * 4 + s for r in range(lo, hi + 1) if r not in distinct}
+            if short:
+                want |= {(1 if r == 14 else r) * 4 + s for r in (lo - 1, hi + 1) if 1 <= r <= 14}
+            if best is None or missing < best[0]:
+                best = (missing, gaps + short, want)
+        assert best is not None
+        costs.append(best)
+    best_need = 99
+    wanted: set[int] = set()
+    cap = limit if limit is not None else 99
+    for suits in combinations(range(4), runs):
+        others = sum(len(per_suit[s]) for s in range(4) if s not in suits)
+        missing = sum(costs[s][0] for s in suits) + max(0, others - 1)  # one card may be the last discard
+        fill = sum(min(costs[s][1], cap) for s in suits)
+        need = max(0, missing - min(jokers, fill))
+        if need < best_need:
+            best_need, wanted = need, set()
+        if need == best_need and need:
+            for s in suits:
+                wanted |= costs[s][2]
+            if jokers < fill:
+                wanted.add(0)
+    return Plan(best_need, frozenset(wanted))
+
+
+# --------------------------------------------------------------------------- #
+# What it remembers of a game
+# --------------------------------------------------------------------------- #
+
+
+@dataclass
+class Memory:
+    """What the bot has seen this round: the discard pile as it watched it, and cards taken."""
+
+    game: str = ""
+    round: int = 0
+    reshuffles: int = 0
+    pile: dict[int, str] = field(default_factory=dict)  # position in the discard pile -> card
+    taken: Counter[str] = field(default_factory=Counter)  # upcards others took (gone from play for it)
+
+
+class StrongBot(Bot):
+    """Plans the contract, counts cards, claims with the penalty in mind, dumps points in danger."""
+
+    name = "strong"
+
+    def __init__(self, seed: int | None = None) -> None:
+        del seed  # deterministic: it draws no random numbers
+        self.memory = Memory()
+
+    # -- watching the table ---------------------------------------------------
+    def _observe(self, view: GameView) -> None:
+        mem = self.memory
+        number = view.round.number if view.round else 0
+        if view.id != mem.game or number != mem.round or view.reshuffles != mem.reshuffles:
+            self.memory = mem = Memory(view.id, number, view.reshuffles)
+        top = view.discard_top
+        if top is None or view.discard_count <= 0:
+            return
+        pos = view.discard_count - 1
+        before = mem.pile.get(pos)
+        if before is not None and before != top:
+            mem.taken[before] += 1  # the card at that place was taken, and another thrown on it
+        for p in [p for p in mem.pile if p > pos]:
+            mem.taken[mem.pile.pop(p)] += 1  # taken from the pile since
+        mem.pile[pos] = top
+
+    def _live(self, view: GameView) -> Counter[int]:
+        """How many copies of each card (by number) may still come to this seat."""
+        decks = _decks(view.variant, len(view.seats))
+        gone: Counter[int] = Counter(order(c) for c in view.hand)
+        for meld in view.melds:
+            gone.update(order(c) for c in meld.cards)
+        pos_top = view.discard_count - 1
+        gone.update(order(c) for p, c in self.memory.pile.items() if p < pos_top)
+        gone.update({order(c): n for c, n in self.memory.taken.items()})
+        live: Counter[int] = Counter()
+        for n in CODES:
+            total = 2 * decks if n == 0 else decks
+            live[n] = max(0, total - gone[n])
+        return live
+
+    # -- reading the view -----------------------------------------------------
+    def _plan(self, view: GameView, hand: tuple[int, ...]) -> Plan:
+        assert view.round is not None
+        c = view.round.contract
+        return assess(
+            tuple(sorted(hand)),
+            c.books,
+            c.runs,
+            c.all_cards,
+            joker_limit(view.variant),
+            _distinct_books(view.variant),
+        )
+
+    def _danger(self, view: GameView) -> float:
+        """0 (nobody near going out) .. 1 (an opponent may go out on their next turn)."""
+        worst = 0.0
+        last = view.round is not None and view.round.contract.all_cards
+        for seat in view.seats:
+            if seat.seat == view.seat:
+                continue
+            if seat.down:
+                worst = max(worst, 1.0 if seat.hand_count <= 2 else 0.7 if seat.hand_count <= 4 else 0.4)
+            elif last:
+                worst = max(worst, 0.3)
+        return worst
+
+    # -- deciding -------------------------------------------------------------
+    def decide(self, view: GameView) -> LegalMove | dict[str, object]:
+        self._observe(view)
+        legal = view.legal
+        kinds = {m.type for m in legal}
+        hand = tuple(order(c) for c in view.hand)
+        down = view.seat is not None and view.seats[view.seat].down
+        if "claim" in kinds:
+            return _pick(legal, "claim", "claim", self._want_claim(view, hand, down))
+        if "draw" in kinds:
+            sources = {m.body.get("source") for m in legal if m.type == "draw"}
+            take = "stock" not in sources or self._want_upcard(view, hand, down)
+            return _pick(legal, "draw", "source", "discard" if take else "stock")
+        go_downs = [m for m in legal if m.type == "go_down"]
+        if go_downs:
+            return self._longer(view, go_downs[0])
+        for move in legal:
+            if move.type == "lay_off":
+                return move
+        discards = [m for m in legal if m.type == "discard"]
+        if discards:
+            return self._discard(view, hand, down, discards)
+        return legal[0]
+
+    def _want_upcard(self, view: GameView, hand: tuple[int, ...], down: bool) -> bool:
+        card = view.upcard
+        if card is None:
+            return False
+        if down:
+            return any(card in fitting(m, view.variant) for m in view.melds)
+        before = self._plan(view, hand).need
+        after = self._plan(view, (*hand, order(card))).need
+        return after < before
+
+    def _want_claim(self, view: GameView, hand: tuple[int, ...], down: bool) -> bool:
+        window = view.claim_window
+        if window is None or down or view.round is None:
+            return False
+        card = order(window.card)
+        before = self._plan(view, hand).need
+        after = self._plan(view, (*hand, card)).need
+        gain = before - after
+        if view.phase == "first_offer":
+            return gain > 0  # no penalty card
+        if gain <= 0:
+            return False
+        contract = view.round.contract
+        if contract.all_cards:
+            return gain >= 2 and after <= 2
+        danger = self._danger(view)
+        me = view.seats[view.seat] if view.seat is not None else None
+        if view.variant == "shanghai" or (me is not None and me.claims_left is not None):
+            left = me.claims_left if me is not None and me.claims_left is not None else 0
+            if left <= 0:
+                return False
+            return after <= (2 if left == 1 else 3) and danger < 0.7
+        if danger >= 0.7 and after > 1:
+            return False
+        return len(hand) <= 14 or after <= 1
+
+    def _longer(self, view: GameView, move: LegalMove) -> LegalMove | dict[str, object]:
+        """The go-down ``move`` with every card that extends its melds added (checked with the engine)."""
+        if move.body.get("lay_offs"):
+            return move
+        melds = [list(m) for m in move.body.get("melds", [])]
+        rest = list(view.hand)
+        for m in melds:
+            for c in m:
+                rest.remove(c)
+        if not rest:
+            return move
+        variant = view.variant
+        changed = False
+        try:
+            for m in melds:
+                grown = True
+                while grown and rest:
+                    grown = False
+                    for c in sorted(set(rest), key=lambda x: -points(x, variant)):
+                        if c == JOKER:
+                            continue
+                        for cand in ([*m, c], [c, *m]):
+                            if is_meld(cand, variant):
+                                m[:] = cand
+                                rest.remove(c)
+                                grown = changed = True
+                                break
+                        if grown:
+                            break
+        except EngineMissing:
+            return move
+        if not changed or (len(rest) == 1 and variant == "shanghai"):
+            return move
+        return {"type": "go_down", "melds": melds}
+
+    def _discard(self, view: GameView, hand: tuple[int, ...], down: bool, moves: list[LegalMove]) -> LegalMove:
+        variant = view.variant
+        cards = [str(m.body["card"]) for m in moves]
+        held = view.held
+        if held in cards and len(cards) > 1:
+            cards.remove(held)  # never throw back the card just taken
+        fits: set[str] = set()
+        for meld in view.melds:
+            fits |= fitting(meld, variant)
+        nxt = self._next_seat(view)
+        feeding = nxt is not None and view.seats[nxt].down
+        if down:
+
+            def cost_down(c: str) -> tuple[int, int, int]:
+                return (c in fits or c == JOKER, -points(c, variant), -order(c))
+
+            return _pick(moves, "discard", "card", min(cards, key=cost_down))
+        live = self._live(view)
+        danger = self._danger(view)
+        point_weight = 0.15 + 1.2 * danger
+        scored: list[tuple[float, int, str]] = []
+        for c in set(cards):
+            rest = list(hand)
+            rest.remove(order(c))
+            plan = self._plan(view, tuple(rest))
+            outs = sum(live[w] for w in plan.wanted)
+            score = plan.need * 100.0 - min(outs, 40) * 1.5 - points(c, variant) * point_weight
+            if feeding and c in fits:
+                score += 25.0 if variant == "shanghai" else 10.0
+            if c == JOKER:
+                score += 200.0
+            scored.append((score, -order(c), c))
+        return _pick(moves, "discard", "card", min(scored)[2])
+
+    @staticmethod
+    def _next_seat(view: GameView) -> int | None:
+        if view.seat is None or not view.seats:
+            return None
+        return (view.seat + 1) % len(view.seats)
+
+
+def _pick(legal: list[LegalMove], kind: str, key: str, value: object) -> LegalMove:
+    of_kind = [m for m in legal if m.type == kind]
+    return next((m for m in of_kind if m.body.get(key) == value), of_kind[0])
+
+
+if __name__ == "__main__":
+    import sys
+
+    from mayi_bots.cli import main
+
+    sys.exit(main("strong"))
