@@ -169,6 +169,15 @@ def _worker_parts() -> tuple[Games, Clock]:
     return game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
 
 
+def job_queue(clock: Clock, name: str) -> Queue:
+    """The RQ queue ``name`` on the Redis of the jobs (the ladder's queue, beside the clocks'):
+    the clock queue's connection, or, with clock jobs off, the games' Redis."""
+    jobs = getattr(clock, "jobs", None)
+    if jobs is None:
+        jobs = clock.queue.connection if clock.queue is not None else clock.repo.r
+    return Queue(name, connection=jobs)
+
+
 def run_clock_job(game_id: str, at: int | None = None) -> None:
     """RQ job: play the decisions of ``game_id`` whose deadline has passed."""
     games, clock = _worker_parts()

@@ -726,14 +726,11 @@ def ladder_queue_name(settings: Settings) -> str:
 
 @lru_cache(maxsize=1)
 def _worker_ladder() -> Ladder:
-    from rq import Queue
-
-    from .clock import _worker_parts
+    from .clock import _worker_parts, job_queue
 
     games, clock = _worker_parts()
     settings = Settings.from_env()
-    jobs = getattr(clock, "jobs", None) or (clock.queue.connection if clock.queue is not None else games.repo.r)
-    return Ladder(games, settings, Queue(ladder_queue_name(settings), connection=jobs))
+    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
 
 
 def run_match_job(variant: str, match_id: str) -> str:

@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 import redis
-from rq import Queue
 from serving import MAYI, STOP_SECONDS, kill_all_in
 
-from mayi_service.clock import game_parts
+from mayi_service.clock import game_parts, job_queue
 from mayi_service.config import Settings
 from mayi_service.ladder import Ladder, ladder_queue_name
 from mayi_service.store import connect
@@ -51,9 +50,8 @@ def ladder_settings(redis_url: str, **changes: Any) -> Settings:
 
 
 def make_ladder(settings: Settings) -> Ladder:
-    client = connect(settings.redis_url)
-    games, _ = game_parts(settings, client)
-    return Ladder(games, settings, Queue(ladder_queue_name(settings), connection=client))
+    games, clock = game_parts(settings, connect(settings.redis_url))
+    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
 
 
 def _env(settings: Settings) -> dict[str, str]:
