@@ -72,6 +72,8 @@ PROVISIONAL_GAMES = 10
 EXPLORE = 0.2
 #: History entries kept per bot and variant.
 HISTORY_KEEP = 1000
+#: Finished matches kept per variant (the oldest are dropped; their games expire on their own).
+MATCHES_KEEP = 10_000
 #: Plackett-Luce parameters (openskill's defaults; docs/ladder.md says why).
 MU = 25.0
 SIGMA = MU / 3
@@ -635,7 +637,17 @@ class Ladder:
             result = int(self._apply(keys=keys, args=[rev, codec.dump(finished), len(seats), *updates, HISTORY_KEEP]))
             if result == -1:
                 continue  # another match's ratings were applied meanwhile: read again
+            if result > MATCHES_KEEP:
+                self._forget_old(variant)
             return result > 0
+
+    def _forget_old(self, variant: str) -> None:
+        """Drop the finished matches beyond the newest :data:`MATCHES_KEEP`."""
+        done = self.key(variant, "done")
+        old = [i.decode() for i in self.r.zrange(done, 0, -MATCHES_KEEP - 1)]
+        if old:
+            self.r.delete(*[self.key(variant, f"match:{i}") for i in old])
+            self.r.zrem(done, *old)
 
     # -- reading ----------------------------------------------------------------
     def ratings(self, variant: str) -> dict[str, dict[str, Any]]:
