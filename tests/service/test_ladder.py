@@ -111,7 +111,7 @@ def test_a_worker_killed_mid_match_leaves_it_to_another_with_the_same_standings(
             logs=[first, second],
         )
     resumed = ladder.match(VARIANT, match_id)
-    assert resumed is not None and int(resumed["attempt"]) >= 2  # the sweep queued a new run
+    assert resumed is not None and ladder.attempts(VARIANT, match_id) >= 2  # the sweep queued a new run
     # The same match played without a crash (here, in-process) ends with the same standings.
     again = ladder.create_match(VARIANT, seats, seed)
     assert again is not None
