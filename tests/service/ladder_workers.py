@@ -12,7 +12,7 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -123,7 +123,7 @@ def workers(tmp_path: Path, settings: Settings) -> Iterator[Callable[[], Worker]
             kill_all_in(workdir)
 
 
-def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, logs: list[Worker] = ()) -> Any:  # type: ignore[assignment]
+def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, logs: Sequence[Worker] = ()) -> Any:
     """Poll ``predicate`` until it is true; fail naming ``what`` after ``cap`` seconds."""
     end = time.monotonic() + cap
     while time.monotonic() < end:
