@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 from serving import MAYI, STOP_SECONDS, kill_all_in
 
 from mayi_service.clock import game_parts, job_queue
@@ -135,7 +134,3 @@ def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, lo
     if not found:
         pytest.fail(f"{what}: not within {cap} s\n" + "\n".join(w.output()[-3000:] for w in logs))
     return found
-
-
-def jobs_redis(settings: Settings) -> redis.Redis:
-    return redis.Redis.from_url(settings.redis_url)

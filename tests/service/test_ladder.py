@@ -54,7 +54,7 @@ def test_house_bots_play_ladder_matches_to_completion_and_ratings_move_once_each
     with workers(tmp_path, settings) as start:
         started = [start(), start()]
         matches = wait_for(lambda: _finished(ladder, 6), "six finished matches", logs=started)
-        board = ladder.leaderboard(VARIANT)
+    board = ladder.leaderboard(VARIANT)  # read once the workers are stopped: nothing moves any more
     assert {row["bot_id"] for row in board} == set(entrants)
     for match in matches:
         _check_match(ladder, match)
