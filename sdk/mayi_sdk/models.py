@@ -404,10 +404,15 @@ class BotAccount:
     bot_id: str
     token: str
     name: str = ""
+    #: The secret (``whsec_...``) that signs its webhook deliveries: at registration only.
+    webhook_secret: str = ""
+    webhook_url: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BotAccount:
-        return cls(data["bot_id"], data["token"], data.get("name", ""))
+        return cls(
+            data["bot_id"], data["token"], data.get("name", ""), data.get("webhook_secret", ""), data.get("webhook_url")
+        )
 
 
 @dataclass(frozen=True)
@@ -426,11 +431,66 @@ class BotProfile:
     name: str
     created_at: float
     games: list[BotGame]
+    webhook_url: str | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BotProfile:
         games = [BotGame(g["game_id"], _list(g, "seats")) for g in _list(data, "games")]
-        return cls(data["bot_id"], data["name"], float(data.get("created_at", 0.0)), games)
+        return cls(data["bot_id"], data["name"], float(data.get("created_at", 0.0)), games, data.get("webhook_url"))
+
+
+@dataclass(frozen=True)
+class WebhookSecret:
+    """A new webhook secret (shown only once); until ``previous_secret_valid_until`` (Unix
+    seconds) deliveries are signed by both the new and the previous one."""
+
+    bot_id: str
+    webhook_secret: str
+    previous_secret_valid_until: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WebhookSecret:
+        return cls(data["bot_id"], data["webhook_secret"], float(data["previous_secret_valid_until"]))
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One attempt at POSTing a decision to the bot's webhook: the receiver's ``status``
+    (``None``: no answer), or the ``error`` (``None``: delivered), and the next retry."""
+
+    webhook_id: str
+    game_id: str
+    seat: int
+    version: int
+    attempt: int
+    at: float
+    url: str
+    status: int | None
+    error: str | None
+    duration_ms: float
+    response_truncated: bool
+    next_retry_at: float | None
+
+    @property
+    def delivered(self) -> bool:
+        return self.error is None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Delivery:
+        return cls(
+            data["webhook_id"],
+            data["game_id"],
+            int(data["seat"]),
+            int(data["version"]),
+            int(data["attempt"]),
+            float(data["at"]),
+            data.get("url", ""),
+            data.get("status"),
+            data.get("error"),
+            float(data.get("duration_ms", 0.0)),
+            bool(data.get("response_truncated", False)),
+            data.get("next_retry_at"),
+        )
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, redirect, request
+from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
@@ -22,7 +23,8 @@ from .clock import game_parts
 from .config import Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
-from .store import connect, redis_url
+from .store import COMMAND_TIMEOUT, connect, is_cluster_url, jobs_url, redis_url
+from .web import blp as _web_blp
 
 API_VERSION = "1.0.0"
 
@@ -135,8 +137,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     """Build the API app. Settings come from the environment unless given."""
     settings = settings or Settings.from_env(**overrides)
     url = redis_url(settings.redis_url, settings.data_dir)
+    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
     client = connect(url)
-    game_service, _ = game_parts(settings, client)
+    game_service, clock = game_parts(settings, client)
     # A bound on open tables per client address, part of the abuse limits (off with them).
     game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
 
@@ -166,6 +169,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     app.extensions["mayi"] = Services(settings, game_service, client)
     app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
     app.extensions["mayi_url"] = url
+    app.extensions["mayi_jobs"] = clock.jobs  # the Redis of the RQ jobs (its own on a cluster)
     from .ladder import Ladder  # the bot ladder (its jobs run in the worker)
 
     app.extensions["mayi_ladder"] = Ladder(game_service, settings)
@@ -186,6 +190,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         _limit_key,
         app=app,
         storage_uri=_limiter_uri(url),
+        storage_options=_limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
         application_limits=[
@@ -193,18 +198,18 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
             ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
         ],
         headers_enabled=settings.rate_limit_headers,
-        key_prefix=f"{settings.key_prefix}:{{ratelimit}}",
+        # limits tags each counter's keys itself (``{<key>}``): on a cluster they spread over the nodes.
+        key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
+    limiter.exempt(_web_blp)  # the page and its assets: no API work
     # Creating a table costs more than any other request (it may be played out by the
     # worker), and so does registering a bot: each has its own, much lower limit per address.
     _limit_posts(app, limiter, "games.Games", settings.rate_limit_create, "create", "tables created", "CREATE")
     _limit_posts(app, limiter, "bots.BotAccounts", settings.rate_limit_bots, "bots", "bots registered", "BOTS")
     app.extensions["mayi_limiter"] = limiter
 
-    _cors(app, settings)
-    app.before_request(health.before_request)
-    app.after_request(health.after_request)
+    _request_hooks(app, settings)
     _docs(app)
     return app
 
@@ -221,25 +226,53 @@ def _limit_posts(app: Flask, limiter: Limiter, endpoint: str, limit: str, scope:
     app.view_functions[endpoint] = decorate(app.view_functions[endpoint])
 
 
-def _cors(app: Flask, settings: Settings) -> None:
-    """CORS headers for browsers (flask-cors), only on requests that carry an ``Origin``:
-    a browser always sends one on a cross-origin request, and working out the headers costs
-    about a tenth of a millisecond that bots and servers would pay for nothing."""
+def _request_hooks(app: Flask, settings: Settings) -> None:
+    """The metrics and the CORS headers, in one after-request hook; the request's start is
+    noted as it enters the app (in its WSGI environ), with no before-request hook.
+
+    CORS headers (flask-cors) are only worked out for requests that carry an ``Origin``:
+    a browser always sends one on a cross-origin request, and the work costs about a tenth
+    of a millisecond that bots and servers would pay for nothing."""
     CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])
     cors_headers = app.after_request_funcs[None].pop()  # the after-request function CORS() just added
+    metrics = health.after_request
 
-    def cors_for_browsers(response: Response) -> Response:
+    def after_request(response: Response) -> Response:
+        response = metrics(response)
         if "Origin" in request.headers:
             response = cors_headers(response)
         return response
 
-    app.after_request(cors_for_browsers)
+    app.after_request(after_request)
+    wsgi_app = app.wsgi_app
+    started, clock = health.STARTED, time.perf_counter
+
+    def timed(environ: dict[str, Any], start_response: Any) -> Any:
+        environ[started] = clock()
+        return wsgi_app(environ, start_response)
+
+    app.wsgi_app = timed  # type: ignore[method-assign]
 
 
 def _limiter_uri(url: str) -> str:
+    """The limits storage URI of the Redis at ``url``: on a cluster, limits' own cluster
+    storage (``redis+cluster://``, TLS through :func:`_limiter_options`)."""
     if url.startswith("unix://"):
         return "redis+unix://" + url[len("unix://") :]
+    if is_cluster_url(url):
+        return "redis+cluster://" + url.split("://", 1)[1]
     return url
+
+
+def _limiter_options(url: str) -> dict[str, Any]:
+    """Options of the limits storage: on a cluster, the service's own timeouts (redis-py's
+    cluster client has none by default) and TLS for ``rediss+cluster://``."""
+    if not is_cluster_url(url):
+        return {}
+    options: dict[str, Any] = {"socket_timeout": COMMAND_TIMEOUT, "socket_connect_timeout": 5}
+    if url.lower().startswith("rediss+"):
+        options["ssl"] = True
+    return options
 
 
 def _docs(app: Flask) -> None:
@@ -251,9 +284,7 @@ def _docs(app: Flask) -> None:
     ui = get_swaggerui_blueprint("/docs", "/openapi.json", config=config)
     app.register_blueprint(ui)
 
-    @app.get("/")
-    def index() -> Response:
-        return redirect("/docs/", 302)  # type: ignore[return-value]
+    app.register_blueprint(_web_blp)  # the web table at / (links to /docs/)
 
 
 def openapi_document(app: Flask) -> dict[str, Any]:

@@ -10,7 +10,8 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
 * ``<prefix>:{bot:<id>}:wake`` — a short stream; one entry per commit that may have given the
   bot a decision (numbered by ``<prefix>:{bot:<id>}:wake-seq``). Long-polls wait on it
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
-* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup).
+* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
+  ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
 * ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
@@ -100,6 +101,10 @@ class Bots:
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
         self._wake = self.r.register_script(_WAKE_SCRIPT)
+        #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
+        #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
+        self.deliver: Callable[[GameRecord, dict[bytes, bytes]], None] | None = None
+        self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
     def bot_key(self, bot_id: str) -> str:
@@ -115,7 +120,7 @@ class Bots:
         return f"{self.prefix}:{{bot:{bot_id}}}:wake-seq"
 
     def token_key(self, digest: str) -> str:
-        return f"{self.prefix}:{{index}}:bot-token:{digest}"
+        return self.repo.lookup_key("bot-token", digest)
 
     def game_bots_key(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:bots"
@@ -228,6 +233,10 @@ class Bots:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
         self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[game_id, WAKE_KEEP])
+        if self.deliver is not None:  # the seat's commit came before this: it may have started the game
+            record = self.repo.load(game_id)
+            if record is not None:
+                self.deliver(record, {str(seat).encode(): bot_id.encode()})
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -302,6 +311,8 @@ class Bots:
             return
         for bot_id in {v.decode() for v in raw.values()}:
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+        if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
+            self.deliver(record, raw)
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

@@ -144,9 +144,15 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     from .config import Settings
     from .processes import Supervisor, die_with_parent
     from .server import run_api
-    from .store import DataDirInUse, prepare_embedded
+    from .store import DataDirInUse, is_cluster_url, jobs_url, parse_nodes, prepare_embedded
 
     settings = Settings.from_env()
+    try:
+        if is_cluster_url(settings.redis_url):
+            parse_nodes(settings.redis_url)
+        jobs_url(settings.redis_url, settings.jobs_redis_url)  # RQ cannot run on a cluster
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
     gave_up: list[str] = []
 
     def give_up(name: str) -> None:
@@ -178,6 +184,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
         raise click.ClickException(f"could not start: {exc}") from exc
     os.environ["REDIS_URL"] = url
     click.echo(f"May I game service on http://{host}:{port} ({where})")
+    click.echo(f"  Web table: http://{host}:{port}/")
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
     click.echo("  Stop with Ctrl+C.")
     try:
@@ -193,7 +200,8 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
 @click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
 @click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
 def worker(burst: bool, no_sweeper: bool) -> None:
-    """Run an RQ job worker (with the scheduler and the clock sweeper) against REDIS_URL.
+    """Run an RQ job worker (with the scheduler and the clock sweeper): games in REDIS_URL,
+    jobs in MAYI_JOBS_REDIS_URL (default: the same Redis, unless REDIS_URL is a cluster).
 
     It runs the clock jobs (queue MAYI_QUEUE_NAME, first) and the ladder's matchmaking
     and match jobs (queue MAYI_QUEUE_NAME-ladder), and queues the matchmaking every
@@ -202,6 +210,8 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     """
     import os
     import threading
+
+    from redis.exceptions import RedisClusterException
 
     from .clock import _worker_parts, run_worker, start_sweeper
     from .config import Settings
@@ -213,13 +223,18 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     if on_fork is not None:
         os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
-    games, clock = _worker_parts()
+    try:
+        games, clock = _worker_parts()
+    except ValueError as exc:  # a setting that is wrong (it is named)
+        raise click.ClickException(str(exc)) from exc
+    except RedisClusterException as exc:
+        raise click.ClickException(f"REDIS_URL: {exc}") from exc
     stop = threading.Event()
     if not no_sweeper and not burst:
         start_sweeper(games, clock, settings.sweep_seconds, stop)
         start_ticker(_worker_ladder(), stop)
     try:
-        run_worker(games.repo.r, [settings.queue_name, ladder_queue_name(settings)], burst=burst)
+        run_worker(clock.jobs, [settings.queue_name, ladder_queue_name(settings)], burst=burst)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()
 

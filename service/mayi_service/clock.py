@@ -40,7 +40,7 @@ from mayi_engine.rules import VARIANTS
 from .config import Settings
 from .games import Games
 from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
-from .store import connect, redis_url
+from .store import connect, is_cluster, jobs_url, redis_url
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +61,8 @@ class Clock:
         self.queue = queue
         self.now = now
         self._prune_at = 0.0
+        #: The Redis of the jobs (RQ): the queue's, or the one its worker would use.
+        self.jobs: redis.Redis | None = queue.connection if queue is not None else None
 
     def on_commit(self, record: GameRecord, at: int) -> None:
         """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
@@ -135,9 +137,20 @@ class Clock:
         return len(due)
 
 
-def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
+def jobs_connection(settings: Settings, client: redis.Redis) -> redis.Redis:
+    """The Redis for jobs (RQ): ``MAYI_JOBS_REDIS_URL``'s, else ``client`` itself. RQ does
+    not run on a Redis Cluster, so a cluster needs a jobs Redis of its own (``ValueError``
+    naming the setting otherwise)."""
+    # jobs_url refuses a cluster, and a cluster client without a jobs URL, naming the setting.
+    url = jobs_url("redis+cluster://" if is_cluster(client) else "", settings.jobs_redis_url)
+    return connect(url, "MAYI_JOBS_REDIS_URL") if url else client
+
+
+def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None = None) -> tuple[Games, Clock]:
     """The games of ``settings`` stored through ``client``, with their clock: built the
-    same way for the API and for the worker."""
+    same way for the API and for the worker. Jobs go to ``jobs`` (default:
+    :func:`jobs_connection`): every RQ queue of the service is made here, from
+    ``clock.jobs``."""
     repo = GameRepository(
         client,
         settings.key_prefix,
@@ -145,15 +158,21 @@ def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
         waiting_ttl=settings.waiting_ttl,
         finished_ttl=settings.finished_ttl,
     )
-    queue = Queue(settings.queue_name, connection=client) if settings.schedule_clock_jobs else None
+    jobs = jobs if jobs is not None else jobs_connection(settings, client)
+    queue = Queue(settings.queue_name, connection=jobs) if settings.schedule_clock_jobs else None
     clock = Clock(repo, queue)
+    clock.jobs = jobs
     games = Games(repo, on_commit=clock.on_commit)
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
     from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    bots = games.bots = Bots(repo, games)
+    bots = games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
     house = games.house = HouseBots(games, queue)
     games.token_digest = bots.token_digest
+    from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
+
+    bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
+    bots.deliver = bots.webhooks.on_commit
 
     def after_commit(record: GameRecord) -> None:
         bots.after_commit(record)
@@ -166,7 +185,9 @@ def game_parts(settings: Settings, client: redis.Redis) -> tuple[Games, Clock]:
 @lru_cache(maxsize=1)
 def _worker_parts() -> tuple[Games, Clock]:
     settings = Settings.from_env()
-    return game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
+    url = redis_url(settings.redis_url, settings.data_dir)
+    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
+    return game_parts(settings, connect(url))
 
 
 def job_queue(clock: Clock, name: str) -> Queue:
@@ -186,12 +207,16 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
 
 def run_worker(connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False) -> None:
     """Run an RQ worker (with its scheduler) on ``queue_name`` (or several queues, the first
-    first) until SIGINT or SIGTERM.
+    first), with the webhook queue right after the first, until SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
+    from .webhooks import queue_name_for
+
     names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
+    # The clock's queue first: a worker takes a webhook delivery only when no clock job waits.
+    names.insert(1, queue_name_for(names[0]))
     queues = [Queue(name, connection=connection) for name in names]
     while True:
         worker = None

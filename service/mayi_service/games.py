@@ -352,14 +352,31 @@ class Games:
         if idempotency_key:
             idem_digest = hashlib.sha256(f"{seat}\x00{idempotency_key}".encode()).hexdigest()
 
+        attempts = 0
+
         def step(record: GameRecord, now: float) -> Update[dict[str, Any]]:
-            if idem_digest is not None:
-                # Looked up after loading the game: the record is committed with the version,
-                # so a first request that won before the load is found here, and one that wins
-                # after it makes this attempt's commit fail and the next attempt find it.
-                replay = self._replay_idempotent(game_id, idem_digest, body_digest)
-                if replay is not None:
-                    raise _Replayed(replay)
+            # The Idempotency-Key's first answer is looked up only where it may exist: on a
+            # retried attempt (this one lost a race, maybe to the first request) and before
+            # any refusal. A first attempt about to commit needs no look-up: the commit script
+            # refuses to write over a recorded answer (IdempotencyRecorded), and the retry then
+            # finds it. Looked up after loading the game: the record is committed with the
+            # version, so a first request that won before the load is found, and one that wins
+            # after it makes this attempt's commit fail.
+            nonlocal attempts
+            attempts += 1
+            if attempts > 1:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                return plan(record, now)
+            try:
+                planned = plan(record, now)
+            except ServiceError:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+                raise
+            if planned.error is not None:
+                self._raise_if_replayed(game_id, idem_digest, body_digest)
+            return planned
+
+        def plan(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
                     412,
@@ -416,6 +433,12 @@ class Games:
             return bool(self.update(record.id, step, first=record))
         except GameGone:
             return False
+
+    def _raise_if_replayed(self, game_id: str, digest: str | None, body_digest: str) -> None:
+        """Raise :class:`_Replayed` with the first answer to this Idempotency-Key, if there is one."""
+        replay = None if digest is None else self._replay_idempotent(game_id, digest, body_digest)
+        if replay is not None:
+            raise _Replayed(replay)
 
     def _replay_idempotent(self, game_id: str, digest: str, body_digest: str) -> dict[str, Any] | None:
         stored = self.repo.idempotency_record(game_id, digest)

@@ -13,6 +13,7 @@ from typing import Any
 
 import redis
 from flask import Flask, Response, current_app, json, request
+from redis.exceptions import AskError, ClusterError, RedisClusterException, TryAgainError
 from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
@@ -183,6 +184,12 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
+    # A Redis Cluster in trouble: a slot without a node (CLUSTERDOWN, or no node known to
+    # serve it), a slot moving (TRYAGAIN, or redirections the client gave up following).
+    @app.errorhandler(ClusterError)
+    @app.errorhandler(TryAgainError)
+    @app.errorhandler(AskError)
+    @app.errorhandler(RedisClusterException)
     def _store_down(exc: Exception) -> Response:
         log.warning("Redis unavailable on %s %s: %s", request.method, request.path, exc)
         return problem(503, "unavailable", UNAVAILABLE_DETAIL, {"Retry-After": "2"})

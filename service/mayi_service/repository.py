@@ -18,8 +18,17 @@ them in one slot and the commit script may touch them together:
 ``<prefix>:{<id>}:idem:<digest>``
     the first response to an Idempotency-Key, with the digest of its body.
 
-Cross-game indexes share the tag ``{index}``: ``games:<status>`` (sorted by
-creation time) and ``deadlines`` (game ids by their next deadline).
+Cross-game indexes: ``games:<status>`` and ``games:<status>:<variant>`` (game ids
+sorted by creation time) and ``deadlines`` (game ids by their clock time). On a single
+Redis they share the tag ``{index}``. On a Redis Cluster each is split into
+:data:`INDEX_SHARDS` shards, tagged ``{index:<n>}`` (a game's entries go to shard
+``crc32(id) % shards``), so that the writes of every game do not all land on one slot
+and one node; a listing, a count or the sweeper's look for due clocks reads every shard
+in one pipeline and merges. Per-client keys (open tables ``open:<client>``, open event
+streams ``streams:<client>``) and lookups (``bot-token:<hash>``) are
+:meth:`GameRepository.lookup_key`: under ``{index}`` on a single Redis, under their own
+tag on a cluster, where they then spread over every node. No command or transaction
+ever names keys of two slots.
 
 Retention: every key of a game expires together, by Redis TTLs set in the same
 commit as its status changes. A table waiting for players expires ``waiting_ttl``
@@ -40,6 +49,7 @@ import json
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any
 
 import redis
@@ -48,6 +58,7 @@ from mayi_engine import GameStatus
 
 from . import codec
 from .hub import EventHub
+from .store import is_cluster
 
 COMMIT_SCRIPT = """
 local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -119,8 +130,15 @@ redis.call('HSET', game, 'clock_at', string.format('%d', want))
 return string.format('%d', want)
 """
 
+LOAD_SCRIPT = """
+-- A game and its token map, in one call (what a request with a token reads first).
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
+"""
+
 #: A clock job more than this many seconds late is taken to be lost.
 CLOCK_GRACE_SECONDS = 5.0
+#: Shards of each cross-game index on a Redis Cluster (see the module docstring).
+INDEX_SHARDS = 16
 
 
 class StoreError(Exception):
@@ -278,8 +296,12 @@ class GameRepository:
         *,
         waiting_ttl: int = 0,
         finished_ttl: int = 0,
+        index_shards: int | None = None,
     ) -> None:
         self.r = client
+        #: Shards of each cross-game index (1: the ``{index}`` keys of a single Redis); by
+        #: default :data:`INDEX_SHARDS` on a Redis Cluster, else 1.
+        self.index_shards = index_shards or (INDEX_SHARDS if is_cluster(client) else 1)
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
         #: Retention, in seconds (0: kept for ever): a table waiting for players, a finished game.
@@ -287,6 +309,7 @@ class GameRepository:
         self.finished_ttl = finished_ttl
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
+        self._load = client.register_script(LOAD_SCRIPT)
         #: Waits for new events, one blocking read per game shared by its waiters.
         self.hub = EventHub(client)
 
@@ -306,8 +329,26 @@ class GameRepository:
     def idem_key(self, game_id: str, digest: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:idem:{digest}"
 
-    def index_key(self, name: str) -> str:
-        return f"{self.prefix}:{{index}}:{name}"
+    def index_key(self, name: str, shard: int = 0) -> str:
+        """The key of shard ``shard`` of the cross-game index ``name``."""
+        if self.index_shards == 1:
+            return f"{self.prefix}:{{index}}:{name}"
+        return f"{self.prefix}:{{index:{shard}}}:{name}"
+
+    def shard(self, game_id: str) -> int:
+        """The index shard that holds ``game_id``'s entries."""
+        return 0 if self.index_shards == 1 else zlib.crc32(game_id.encode()) % self.index_shards
+
+    def index_keys(self, name: str) -> list[str]:
+        """Every shard of the index ``name``."""
+        return [self.index_key(name, n) for n in range(self.index_shards)]
+
+    def lookup_key(self, kind: str, item: str) -> str:
+        """The key of one client's or token's ``kind`` of entry: under the ``{index}`` tag on a
+        single Redis; under its own tag on a cluster, so that these keys spread over the nodes."""
+        if self.index_shards == 1:
+            return f"{self.prefix}:{{index}}:{kind}:{item}"
+        return f"{self.prefix}:{{{kind}:{item}}}"
 
     def ttl_for(self, status: str) -> int:
         """How long the keys of a game in ``status`` are kept after its last change (0: for ever).
@@ -350,16 +391,13 @@ class GameRepository:
         Every stored hash of the game (a few) is compared in constant time, so how long
         the check takes says nothing about the token.
         """
-        pipe = self.r.pipeline(transaction=False)
-        pipe.hgetall(self.game_key(game_id))
-        pipe.hgetall(self.tokens_key(game_id))
-        data, tokens = pipe.execute()
+        game, tokens = self._load(keys=[self.game_key(game_id), self.tokens_key(game_id)])
         wanted = token_hash.encode()
         seat = None
-        for stored, found in tokens.items():
-            if hmac.compare_digest(stored, wanted):
-                seat = int(found)
-        return self._record(game_id, data), seat
+        for i in range(0, len(tokens), 2):
+            if hmac.compare_digest(tokens[i], wanted):
+                seat = int(tokens[i + 1])
+        return self._record(game_id, dict(zip(game[::2], game[1::2], strict=True))), seat
 
     @staticmethod
     def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
@@ -435,40 +473,47 @@ class GameRepository:
         """Keep the listing indexes (by status, and by status and variant) in step with a
         game (idempotent: safe to repeat)."""
         variant = record.meta.variant
+        shard = self.shard(record.id)
         pipe = self.r.pipeline(transaction=False)
         if old_status and old_status != record.status:
-            pipe.zrem(self.index_key(f"games:{old_status}"), record.id)
-            pipe.zrem(self.index_key(f"games:{old_status}:{variant}"), record.id)
+            pipe.zrem(self.index_key(f"games:{old_status}", shard), record.id)
+            pipe.zrem(self.index_key(f"games:{old_status}:{variant}", shard), record.id)
         created = record.meta.created_at
-        pipe.zadd(self.index_key(f"games:{record.status}"), {record.id: created})
-        pipe.zadd(self.index_key(f"games:{record.status}:{variant}"), {record.id: created})
+        pipe.zadd(self.index_key(f"games:{record.status}", shard), {record.id: created})
+        pipe.zadd(self.index_key(f"games:{record.status}:{variant}", shard), {record.id: created})
         pipe.execute()
 
     def index_clock(self, game_id: str, at: int | None) -> None:
         """Keep the ``deadlines`` index (read by the sweeper) in step with a game's clock."""
+        key = self.index_key("deadlines", self.shard(game_id))
         if at is None:
-            self.r.zrem(self.index_key("deadlines"), game_id)
+            self.r.zrem(key, game_id)
         else:
-            self.r.zadd(self.index_key("deadlines"), {game_id: at})
+            self.r.zadd(key, {game_id: at})
 
     def list_ids(self, statuses: Iterable[str], variant: str | None, offset: int, limit: int) -> tuple[list[str], int]:
         """Game ids with one of ``statuses`` (and of ``variant``), newest first: one page and the total."""
         suffix = "" if variant is None else f":{variant}"
-        keys = [self.index_key(f"games:{s}{suffix}") for s in statuses]
+        keys = [key for s in statuses for key in self.index_keys(f"games:{s}{suffix}")]
         if len(keys) == 1:
             key = keys[0]
             total = self.r.zcard(key)
             ids = self.r.zrevrange(key, offset, offset + limit - 1)
-        else:
-            # The index keys share one hash tag, so a union stays in one slot.
-            key = self.index_key("games:tmp-union")
-            pipe = self.r.pipeline(transaction=True)
-            pipe.zunionstore(key, keys)
+            return [i.decode() for i in ids], int(total)
+        # Several indexes (statuses, shards): the first offset + limit of each, merged here,
+        # newest first (as one sorted set would order them: by time, then id, descending).
+        pipe = self.r.pipeline(transaction=False)
+        for key in keys:
             pipe.zcard(key)
-            pipe.zrevrange(key, offset, offset + limit - 1)
-            pipe.delete(key)
-            _, total, ids, _ = pipe.execute()
-        return [i.decode() for i in ids], int(total)
+        for key in keys:
+            pipe.zrevrange(key, 0, offset + limit - 1, withscores=True)
+        found = pipe.execute()
+        total = sum(int(n) for n in found[: len(keys)])
+        newest: dict[bytes, float] = {}
+        for member, score in chain.from_iterable(found[len(keys) :]):
+            newest[member] = max(score, newest.get(member, score))
+        ordered = sorted(newest.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        return [member.decode() for member, _ in ordered[offset : offset + limit]], total
 
     def load_many(self, game_ids: Sequence[str]) -> list[GameRecord]:
         pipe = self.r.pipeline(transaction=False)
@@ -486,8 +531,15 @@ class GameRepository:
         return out
 
     def due_games(self, now: float, limit: int = 100) -> list[str]:
-        """Games whose clock job should have run by ``now``."""
-        return [g.decode() for g in self.r.zrangebyscore(self.index_key("deadlines"), "-inf", now, start=0, num=limit)]
+        """Games whose clock job should have run by ``now`` (the most overdue first)."""
+        keys = self.index_keys("deadlines")
+        if len(keys) == 1:
+            return [g.decode() for g in self.r.zrangebyscore(keys[0], "-inf", now, start=0, num=limit)]
+        pipe = self.r.pipeline(transaction=False)
+        for key in keys:
+            pipe.zrangebyscore(key, "-inf", now, start=0, num=limit, withscores=True)
+        due = sorted(chain.from_iterable(pipe.execute()), key=lambda item: item[1])
+        return [g.decode() for g, _ in due[:limit]]
 
     def prune_indexes(self, now: float, variants: Iterable[str], batch: int = 500, most: int = 20_000) -> int:
         """Drop from the indexes the games whose keys have expired (see :meth:`ttl_for`);
@@ -495,11 +547,17 @@ class GameRepository:
         at (at most ``most`` per status and call, ``batch`` per round trip)."""
         variants = list(variants)
         pruned = 0
+        for shard in range(self.index_shards):
+            pruned += self._prune_shard(shard, now, variants, batch, most)
+        return pruned
+
+    def _prune_shard(self, shard: int, now: float, variants: list[str], batch: int, most: int) -> int:
+        pruned = 0
         for status in (GameStatus.WAITING, GameStatus.FINISHED):
             ttl = self.ttl_for(status)
             if not ttl:
                 continue
-            key = self.index_key(f"games:{status}")
+            key = self.index_key(f"games:{status}", shard)
             kept = 0  # candidates still alive (a finished game's TTL runs from its end) are skipped
             while kept < most:
                 old = [g.decode() for g in self.r.zrangebyscore(key, "-inf", now - ttl, start=kept, num=batch)]
@@ -514,8 +572,8 @@ class GameRepository:
                     pipe = self.r.pipeline(transaction=False)
                     pipe.zrem(key, *gone)
                     for variant in variants:
-                        pipe.zrem(self.index_key(f"games:{status}:{variant}"), *gone)
-                    pipe.zrem(self.index_key("deadlines"), *gone)
+                        pipe.zrem(self.index_key(f"games:{status}:{variant}", shard), *gone)
+                    pipe.zrem(self.index_key("deadlines", shard), *gone)
                     pipe.execute()
                     pruned += len(gone)
                 if len(old) < batch:
@@ -526,7 +584,7 @@ class GameRepository:
         """Count ``game_id`` as one more open table of ``owner``; ``False`` (and nothing
         counted) if ``owner`` has ``limit`` open tables already. Tables that have finished
         or expired stop counting (they are dropped here)."""
-        key = self.index_key(f"open:{owner}")
+        key = self.lookup_key("open", owner)
         held = [g.decode() for g in self.r.zrange(key, 0, -1)]
         if len(held) >= limit:
             pipe = self.r.pipeline(transaction=False)
@@ -551,7 +609,10 @@ class GameRepository:
         return True
 
     def count(self, status: str) -> int:
-        return int(self.r.zcard(self.index_key(f"games:{status}")))
+        pipe = self.r.pipeline(transaction=False)
+        for key in self.index_keys(f"games:{status}"):
+            pipe.zcard(key)
+        return sum(int(n) for n in pipe.execute())
 
     # -- tokens and idempotency -------------------------------------------
     def idempotency_record(self, game_id: str, digest: str) -> dict[str, Any] | None:
@@ -635,7 +696,7 @@ class GameRepository:
         Returns the key to pass to :meth:`close_stream`. The count expires on its own
         (``ttl``) should a process die with streams open.
         """
-        key = self.index_key(f"streams:{client}")
+        key = self.lookup_key("streams", client)
         pipe = self.r.pipeline(transaction=True)
         pipe.incr(key)
         pipe.expire(key, int(ttl) + 60)

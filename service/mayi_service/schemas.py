@@ -77,6 +77,11 @@ CARD_PATTERN = "^(?:(?:10|[2-9TJQKAtjqka])[CDHScdhs]|[Jj][Kk])$"
 _CARD_RE = re.compile(CARD_PATTERN)
 
 
+def is_card_code(value: str) -> bool:
+    """Whether ``value`` is a card code as :class:`Card` reads it (taken as it is)."""
+    return _CARD_RE.fullmatch(value) is not None
+
+
 class Card(Text):
     """A card code. A wrong one is refused in the engine's words (which name the card)."""
 

@@ -22,11 +22,14 @@ import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import redis
 from redis.backoff import NoBackoff
+from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 from redis.utils import SENTINEL
 
@@ -356,9 +359,132 @@ class UnixDomainSocketConnection(_BlockingReads, redis.UnixDomainSocketConnectio
 _CONNECTION_CLASSES = {"unix": UnixDomainSocketConnection, "rediss": SSLConnection}
 
 
-def connect(url: str, **kwargs: Any) -> redis.Redis:
+#: URL schemes that name a Redis Cluster (its nodes, comma-separated).
+CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
+#: URL schemes that name a Redis watched by Sentinels (the Sentinels, then the service name).
+SENTINEL_SCHEMES = ("redis+sentinel", "rediss+sentinel")
+
+
+def is_cluster_url(url: str) -> bool:
+    """Does ``url`` name a Redis Cluster (``redis+cluster://host:port,host:port``)?"""
+    return url.split(":", 1)[0].lower() in CLUSTER_SCHEMES
+
+
+def is_cluster(client: Any) -> bool:
+    """Is ``client`` a Redis Cluster client?"""
+    return isinstance(client, RedisCluster)
+
+
+@dataclass(frozen=True)
+class Nodes:
+    """What a ``redis+cluster://`` or ``redis+sentinel://`` URL names."""
+
+    hosts: list[tuple[str, int]]
+    tls: bool
+    username: str | None
+    password: str | None
+    #: The path after the hosts, split at ``/`` (a Sentinel URL: the service name, then the db).
+    path: list[str]
+
+
+def parse_nodes(url: str, setting: str = "REDIS_URL") -> Nodes:
+    """The hosts and credentials of a ``redis+cluster://[user:password@]host:port,host:port``
+    URL (or ``redis+sentinel://...``); a malformed one raises ``ValueError`` naming ``setting``.
+
+    >>> parse_nodes("redis+cluster://:pw@10.0.0.1:7000,10.0.0.2").hosts
+    [('10.0.0.1', 7000), ('10.0.0.2', 6379)]
+    """
+    scheme, sep, rest = url.partition("://")
+    scheme = scheme.lower()
+    if not sep or scheme not in CLUSTER_SCHEMES + SENTINEL_SCHEMES:
+        raise ValueError(f"{setting}: {url!r} is not a redis+cluster:// or redis+sentinel:// URL")
+    if "?" in rest or "#" in rest:
+        raise ValueError(f"{setting}: a {scheme}:// URL takes no query or fragment ({url!r})")
+    userinfo, at, hostpart = rest.rpartition("@")
+    username = password = None
+    if at:
+        user, colon, word = userinfo.partition(":")
+        username, password = unquote(user) or None, unquote(word) if colon else None
+    hostlist, _, path = hostpart.partition("/")
+    hosts = []
+    for item in hostlist.split(","):
+        item = item.strip()
+        if item.startswith("["):  # [IPv6]:port
+            host, _, port_text = item[1:].partition("]")
+            port_text = port_text[1:] if port_text.startswith(":") else port_text
+        else:
+            host, _, port_text = item.rpartition(":") if ":" in item else (item, "", "")
+        if not host:
+            raise ValueError(f"{setting}: a node of {scheme}:// has no host in {url!r} (give host:port,host:port)")
+        if port_text == "":
+            port = 26379 if scheme in SENTINEL_SCHEMES else 6379
+        elif port_text.isdigit() and 0 < int(port_text) < 65536:
+            port = int(port_text)
+        else:
+            raise ValueError(f"{setting}: {port_text!r} is not a port number (1 to 65535) in {url!r}")
+        hosts.append((host, port))
+    return Nodes(hosts, scheme.startswith("rediss"), username, password, [p for p in path.split("/") if p])
+
+
+def _cluster_client(url: str, options: dict[str, Any], setting: str) -> RedisCluster:
+    nodes = parse_nodes(url, setting)
+    if nodes.path not in ([], ["0"]):
+        raise ValueError(f"{setting}: a Redis Cluster has only database 0, not /{'/'.join(nodes.path)} ({url!r})")
+    options["connection_class"] = SSLConnection if nodes.tls else Connection
+    options.setdefault("socket_keepalive", True)
+    if nodes.username is not None:
+        options["username"] = nodes.username
+    if nodes.password is not None:
+        options["password"] = nodes.password
+    # Given a URL (of the first node), redis-py builds each node's pool from these options,
+    # our connection class included (TLS comes with the class, not from the URL).
+    host, port = nodes.hosts[0]
+    first = f"redis://[{host}]:{port}" if ":" in host else f"redis://{host}:{port}"
+    return RedisCluster(url=first, startup_nodes=[ClusterNode(h, p) for h, p in nodes.hosts[1:]], **options)
+
+
+def _sentinel_client(url: str, options: dict[str, Any], setting: str) -> redis.Redis:
+    from redis.sentinel import Sentinel, SentinelManagedConnection, SentinelManagedSSLConnection
+
+    class _Connection(_BlockingReads, SentinelManagedConnection):
+        """A connection to the primary the Sentinels name, with long reads for blocking commands."""
+
+    class _SSLConnection(_BlockingReads, SentinelManagedSSLConnection):
+        """The same, over TLS."""
+
+    nodes = parse_nodes(url, setting)
+    if not nodes.path or len(nodes.path) > 2 or (len(nodes.path) == 2 and not nodes.path[1].isdigit()):
+        raise ValueError(
+            f"{setting}: name the service the Sentinels watch, and optionally a database: "
+            f"redis+sentinel://host:port,host:port/<service>[/<db>], not {url!r}"
+        )
+    options.pop("connection_class", None)
+    sentinel = Sentinel(
+        nodes.hosts,
+        sentinel_kwargs={"socket_timeout": COMMAND_TIMEOUT, "password": nodes.password, "username": nodes.username},
+        socket_timeout=COMMAND_TIMEOUT,
+    )
+    connection_class = _SSLConnection if nodes.tls else _Connection
+    options.pop("max_connections", None)
+    return sentinel.master_for(
+        nodes.path[0],
+        connection_class=connection_class,
+        db=int(nodes.path[1]) if len(nodes.path) == 2 else 0,
+        username=nodes.username,
+        password=nodes.password,
+        **options,
+    )
+
+
+def connect(url: str, setting: str = "REDIS_URL", **kwargs: Any) -> Any:
     """A client for ``url``: ordinary commands time out after :data:`COMMAND_TIMEOUT`
     seconds, blocking reads after their block plus :data:`BLOCK_MARGIN`.
+
+    ``redis+cluster://host:port,host:port`` (``rediss+cluster://`` with TLS) gives a
+    :class:`redis.cluster.RedisCluster`, which follows MOVED and ASK redirections and
+    keeps the slot map up to date; ``redis+sentinel://host:port,host:port/<service>[/<db>]``
+    gives a client of the primary that the Sentinels name. A malformed URL raises
+    ``ValueError`` naming ``setting``.
 
     The pool is a blocking one (a request waits up to 10 s for a connection rather
     than failing) and large: under gevent every waiting long-poll and open event
@@ -373,8 +499,55 @@ def connect(url: str, **kwargs: Any) -> redis.Redis:
     }
     options.update(kwargs)
     scheme = url.split(":", 1)[0].lower()
+    if scheme in CLUSTER_SCHEMES:
+        return _cluster_client(url, options, setting)
+    if scheme in SENTINEL_SCHEMES:
+        return _sentinel_client(url, options, setting)
     options.setdefault("connection_class", _CONNECTION_CLASSES.get(scheme, Connection))
     if scheme != "unix":
         options.setdefault("socket_keepalive", True)  # notice a Redis that vanished mid-wait
-    pool = redis.BlockingConnectionPool.from_url(url, timeout=10, **options)
+    try:
+        pool = redis.BlockingConnectionPool.from_url(url, timeout=10, **options)
+    except ValueError as exc:
+        raise ValueError(f"{setting}: {exc}") from exc
     return redis.Redis(connection_pool=pool)
+
+
+def jobs_url(url: str, jobs: str) -> str:
+    """The URL of the Redis for jobs (RQ): ``jobs`` (``MAYI_JOBS_REDIS_URL``) if set, else
+    ``url`` (``REDIS_URL``) when that is not a cluster. RQ does not run on a Redis
+    Cluster: a cluster for either is refused with ``ValueError`` naming the setting."""
+    if jobs:
+        if is_cluster_url(jobs):
+            raise ValueError(
+                "MAYI_JOBS_REDIS_URL: RQ jobs cannot run on a Redis Cluster; name a single Redis "
+                "(redis://, rediss://, unix://) or one watched by Sentinels (redis+sentinel://)"
+            )
+        return jobs
+    if is_cluster_url(url):
+        raise ValueError(
+            "MAYI_JOBS_REDIS_URL: REDIS_URL names a Redis Cluster, on which RQ jobs (the turn clocks) "
+            "cannot run: set MAYI_JOBS_REDIS_URL to a separate, non-cluster Redis for jobs"
+        )
+    return url
+
+
+def reachable(client: Any) -> bool:
+    """Does Redis answer? For a cluster: does every primary answer, and say the cluster is ok
+    (every slot served)? Never raises."""
+    try:
+        if not is_cluster(client):
+            return bool(client.ping())
+        primaries = client.get_primaries()
+        if not primaries:
+            return False
+        for node in primaries:
+            info = client.get_redis_connection(node).execute_command("CLUSTER INFO")
+            if isinstance(info, dict):
+                if info.get("cluster_state") not in ("ok", b"ok"):
+                    return False
+            elif b"cluster_state:ok" not in (info if isinstance(info, bytes) else str(info).encode()):
+                return False
+        return True
+    except Exception:
+        return False

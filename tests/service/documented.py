@@ -115,7 +115,7 @@ def record(app: Flask) -> list[Sent]:
     @app.after_request
     def _note(response: Response) -> Response:
         rule = request.url_rule
-        if rule is None or rule.rule in ("/", "/openapi.json") or rule.rule.startswith("/docs"):
+        if rule is None or rule.rule in ("/", "/openapi.json") or rule.rule.startswith(("/docs", "/web/")):
             return response  # no route (a 404 of its own), or not an operation of the API
         body = b"" if response.is_streamed else response.get_data()
         sent.append(

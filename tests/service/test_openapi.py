@@ -45,6 +45,9 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("get", "/v1/bots/me"): {401, 429},
     ("post", "/v1/bots/me/token"): {401, 429},
     ("get", "/v1/bots/me/decisions"): {401, 422, 429, 503},
+    ("patch", "/v1/bots/me"): BODY_ERRORS | {401, 429},
+    ("post", "/v1/bots/me/webhook-secret"): {401, 429},
+    ("get", "/v1/bots/me/deliveries"): {401, 429},
     # The bot ladder.
     ("get", "/v1/ladder"): {422, 429},
     ("post", "/v1/ladder/entries"): BODY_ERRORS | {401, 429},
@@ -55,7 +58,7 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
 
 
 #: Operations that are POSTs (they change something) but take no body.
-BODYLESS_POSTS = {"/v1/bots/me/token"}
+BODYLESS_POSTS = {"/v1/bots/me/token", "/v1/bots/me/webhook-secret"}
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +265,14 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
         send("get", path, path, expect=401, headers=foreign)
     send("post", "/v1/bots/me/token", "/v1/bots/me/token", expect=401, headers=gone_bot)
     send("get", "/v1/bots/me/decisions", "/v1/bots/me/decisions?wait=99", expect=422)
+    # Webhooks: the bot's URL (a body), its secret, its delivery log.
+    me = "/v1/bots/me"
+    send("patch", me, me, expect=400, **not_json, headers=gone_bot)
+    send("patch", me, me, expect=413, **too_large, headers=gone_bot)
+    send("patch", me, me, expect=422, json={"webhook_url": "ftp://x"}, headers=gone_bot)
+    send("patch", me, me, expect=401, json={"webhook_url": None}, headers=gone_bot)
+    send("post", "/v1/bots/me/webhook-secret", "/v1/bots/me/webhook-secret", expect=401, headers=gone_bot)
+    send("get", "/v1/bots/me/deliveries", "/v1/bots/me/deliveries", expect=401, headers=foreign)
     # The ladder: no bot token, a bot that never entered, unknown variants and bots.
     entry = examples["/v1/ladder/entries"]
     send("post", "/v1/ladder/entries", "/v1/ladder/entries", expect=401, json=entry, headers=gone_bot)

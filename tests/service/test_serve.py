@@ -85,6 +85,7 @@ def test_serve_on_embedded_redis(tmp_path: Path) -> None:
     port = served.url.rsplit(":", 1)[1]
     text = served.stdout()
     assert f"http://127.0.0.1:{port}" in text
+    assert f"Web table: http://127.0.0.1:{port}/\n" in text
     assert f"http://127.0.0.1:{port}/docs/" in text
     assert f"http://127.0.0.1:{port}/openapi.json" in text
     assert "embedded Redis in " + str(data.resolve()) in text

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from flask import Response, current_app
 from flask.views import MethodView
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
-from .. import codec
+from .. import codec, webhooks
 from .. import schemas as s
 from ..bots import Bots, is_bot_token, seat_digest
 from ..problems import ServiceError
@@ -36,14 +37,92 @@ def seat_for_bot(game_id: str, token: str | None) -> tuple[str, str, str] | None
     return bot_id, seat_digest(bot_id), str(token)
 
 
+class WebhookUrl(s.Text):
+    """A webhook URL: https (or http), a host, no user name or password, at most 2048
+    characters; an IP address that is not public is refused unless the operator allows it."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        description = (
+            f"Where the service POSTs the bot's decisions (signed webhooks): an https:// (or http://) URL "
+            f"with a host, no user name or password, at most {webhooks.MAX_URL_LENGTH} characters. "
+            "A host that is (or resolves to) a loopback, private, link-local or metadata address is "
+            "refused unless the operator allows it. null: no webhook (poll for decisions)"
+        )
+        super().__init__(allow_none=True, metadata={"description": description}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        url: str = super()._deserialize(value, attr, data, **kwargs)
+        problem = webhooks.url_problem(url)
+        if problem:
+            raise ValidationError(f"must be {problem}")
+        host = urlsplit(url).hostname or ""
+        literal = webhooks.literal_address(host)
+        why = webhooks.address_problem(literal) if literal else None
+        if why and not services().settings.webhook_allow_private:
+            raise ValidationError(f"{host} is {why}: the service does not call it")
+        return url
+
+
 class BotInSchema(s.StrictSchema):
     name = s.Name(required=True)
+    webhook_url = WebhookUrl(load_default=None)
 
 
 class BotCreatedSchema(Schema):
     bot_id = s._req(fields.String)
     name = s._req(fields.String)
     token = s._req(fields.String, metadata={"description": "The bot's bearer token (mayi_bot_...), shown only once"})
+    webhook_secret = s._req(
+        fields.String,
+        metadata={"description": "The secret (whsec_...) that signs the bot's webhook deliveries, shown only once"},
+    )
+    webhook_url = s._req(fields.String, allow_none=True, metadata={"description": "Where decisions are POSTed"})
+
+
+class BotUpdateSchema(s.StrictSchema):
+    webhook_url = WebhookUrl(required=True)
+
+
+class WebhookSecretSchema(Schema):
+    bot_id = s._req(fields.String)
+    webhook_secret = s._req(
+        fields.String, metadata={"description": "The new signing secret (whsec_...), shown only once"}
+    )
+    previous_secret_valid_until = s._req(
+        fields.Float,
+        metadata={"description": "Until then (Unix seconds) deliveries are signed by the new and the old secret"},
+    )
+
+
+class DeliverySchema(Schema):
+    webhook_id = s._req(
+        fields.String, metadata={"description": "The delivery's webhook-id (the same for each attempt)"}
+    )
+    game_id = s._req(fields.String)
+    seat = s._req(fields.Integer)
+    version = s._req(fields.Integer)
+    attempt = s._req(fields.Integer, metadata={"description": "1 for the first attempt, then 2, 3..."})
+    at = s._req(fields.Float, metadata={"description": "When the attempt started (Unix seconds)"})
+    url = s._req(fields.String)
+    status = s._req(
+        fields.Integer, allow_none=True, metadata={"description": "The receiver's HTTP status (null: no answer)"}
+    )
+    error = s._req(
+        fields.String,
+        allow_none=True,
+        metadata={"description": "Why the attempt failed or the URL was refused (null: delivered)"},
+    )
+    duration_ms = s._req(fields.Float)
+    response_truncated = s._req(
+        fields.Boolean, metadata={"description": "The answer's body was longer than the service reads"}
+    )
+    next_retry_at = s._req(
+        fields.Float, allow_none=True, metadata={"description": "When the next attempt is due (null: none)"}
+    )
+
+
+class DeliveryListSchema(Schema):
+    deliveries = s._req(fields.List, fields.Nested(DeliverySchema), metadata={"description": "Newest first"})
 
 
 class BotGameSchema(Schema):
@@ -55,6 +134,9 @@ class BotProfileSchema(Schema):
     bot_id = s._req(fields.String)
     name = s._req(fields.String)
     created_at = s._req(fields.Float)
+    webhook_url = s._req(
+        fields.String, allow_none=True, metadata={"description": "Where decisions are POSTed (null: none)"}
+    )
     games = s._req(
         fields.List,
         fields.Nested(BotGameSchema),
@@ -102,11 +184,13 @@ class BotAccounts(MethodView):
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
         """Register a bot
 
-        Returns its id and bearer token (shown only once: keep it). With the token the
-        bot takes seats (`POST /v1/games/{game_id}/seats`) and acts in every game it
-        sits in. Registration has its own rate limit per client address (429).
+        Returns its id and bearer token, and the secret that signs its webhook
+        deliveries (both shown only once: keep them). With the token the bot takes
+        seats (`POST /v1/games/{game_id}/seats`) and acts in every game it sits in.
+        With a `webhook_url`, each decision waiting for it is also POSTed there.
+        Registration has its own rate limit per client address (429).
         """
-        return bots().register(data["name"], None)
+        return bots().register(data["name"], data.get("webhook_url"))
 
 
 @blp.route("/me")
@@ -118,6 +202,21 @@ class Me(MethodView):
         """The bot's profile and current games"""
         registry = bots()
         return registry.profile(registry.require(bearer_token()))
+
+    @blp.arguments(BotUpdateSchema, example={"webhook_url": "https://bot.example/mayi"})
+    @blp.response(200, BotProfileSchema)
+    @blp.doc(operationId="updateMyBot")
+    @document_errors(400, 401, 413, 422, 429, 503)
+    def patch(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Set or clear the bot's webhook URL
+
+        `webhook_url`: where the service POSTs each decision waiting for the bot;
+        null stops the deliveries (the bot polls `GET /v1/bots/me/decisions`).
+        """
+        registry = bots()
+        bot_id = registry.require(bearer_token())
+        registry.set_webhook(bot_id, data["webhook_url"])
+        return registry.profile(bot_id)
 
 
 @blp.route("/me/token")
@@ -134,6 +233,41 @@ class Token(MethodView):
         registry = bots()
         token = bearer_token()
         return registry.rotate_token(registry.require(token), str(token))
+
+
+@blp.route("/me/webhook-secret")
+class Secret(MethodView):
+    @blp.response(200, WebhookSecretSchema)
+    @blp.doc(operationId="rotateWebhookSecret")
+    @document_errors(401, 429, 503)
+    def post(self) -> dict[str, Any]:
+        """Rotate the bot's webhook secret
+
+        Returns a new secret (shown only once). Until `previous_secret_valid_until`
+        (`MAYI_WEBHOOK_SECRET_OVERLAP_SECONDS` from now) each delivery carries two
+        signatures, `v1,<by the new> v1,<by the old>`, so a receiver may switch to the
+        new secret whenever it likes in that time.
+        """
+        registry = bots()
+        return registry.rotate_secret(registry.require(bearer_token()))
+
+
+@blp.route("/me/deliveries")
+class Deliveries(MethodView):
+    @blp.response(200, DeliveryListSchema)
+    @blp.doc(operationId="getDeliveries")
+    @document_errors(401, 429, 503)
+    def get(self) -> dict[str, Any]:
+        """The bot's webhook delivery log
+
+        The latest attempts at POSTing its decisions (at most
+        `MAYI_WEBHOOK_DELIVERIES_KEPT`, newest first): webhook-id, game, seat,
+        attempt, time, the receiver's status or the error, duration and the next
+        retry. A webhook URL the service refused to call is logged with the reason.
+        """
+        registry = bots()
+        bot_id = registry.require(bearer_token())
+        return {"deliveries": registry.webhooks.recent(bot_id)}
 
 
 @blp.route("/me/decisions")

@@ -217,6 +217,30 @@ class StrictBlueprint(Blueprint):
     def alt_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
         return _doc_only(super().alt_response(*args, **kwargs))
 
+    def documented_arguments(self, schema: Any, **kwargs: Any) -> Callable[[F], F]:
+        """``arguments`` for the documentation only: the view reads its body itself, with
+        :func:`read_arguments` (no webargs and flask-smorest layers around the view)."""
+        return _doc_only(super().arguments(schema, **kwargs))
+
+    def documented_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
+        """``response`` for the documentation only, for a view that returns a ``Response``
+        itself (flask-smorest's wrapper would only pass it through)."""
+        return _doc_only(super().response(*args, **kwargs))
+
+
+def read_arguments(schema: type, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
+    """The JSON body of the request as ``schema`` loads it, read leanly: a body that ``accept``
+    says is already what the schema would load it into (the common, valid shapes) is taken
+    as it is; any other goes through the schema (webargs), whose errors name the field."""
+    parser: StrictParser = StrictBlueprint.ARGUMENTS_PARSER
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    if accept is not None and is_json_request(req):
+        body = parser._raw_load_json(req)
+        if type(body) is dict and accept(body):
+            return body
+    loaded: dict[str, Any] = parser.parse(schema, req, location="json")
+    return loaded
+
 
 def _doc_only(decorator: Callable[[Any], Any]) -> Callable[[F], F]:
     """``decorator`` applied for the documentation it writes: the view keeps that

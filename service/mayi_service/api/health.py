@@ -6,7 +6,7 @@ import hmac
 import time
 from typing import Any
 
-from flask import Response, g, request
+from flask import Response, current_app, request
 from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -15,6 +15,7 @@ from mayi_engine import GameStatus
 
 from .. import schemas as s
 from ..problems import ServiceError
+from ..store import reachable
 from .common import StrictBlueprint, document_errors, services
 
 blp = StrictBlueprint("health", __name__, description="Liveness and metrics")
@@ -32,16 +33,29 @@ ACTIONS = Counter("mayi_actions_total", "Game actions applied", ["action", "outc
 @blp.route("/healthz")
 class Health(MethodView):
     @blp.response(200, s.HealthSchema)
-    @blp.alt_response(503, schema=s.HealthSchema, description="Redis is not reachable")
+    @blp.alt_response(
+        503,
+        schema=s.HealthSchema,
+        description="Redis is not reachable (on a Redis Cluster: a primary, or the cluster is down), "
+        "or the Redis of the jobs is not",
+        headers={"Retry-After": {"$ref": "#/components/headers/RetryAfter"}},
+    )
     @blp.doc(operationId="getHealth")
     def get(self) -> Any:
-        """Liveness and Redis reachability"""
-        try:
-            ok = services().games.repo.ping()
-        except Exception:
-            ok = False
+        """Liveness and Redis reachability
+
+        `redis` is true when the game store answers (on a Redis Cluster: every primary answers
+        and says the cluster is ok) and so does the Redis of the jobs.
+        """
+        svc = services()
+        ok = reachable(svc.redis)
+        jobs = current_app.extensions.get("mayi_jobs")
+        if ok and jobs is not None and jobs is not svc.redis:
+            ok = reachable(jobs)
         body = {"status": "ok" if ok else "unavailable", "redis": ok}
-        return body, (200 if ok else 503)
+        if ok:
+            return body, 200
+        return body, 503, {"Retry-After": "2"}
 
 
 @blp.route("/metrics")
@@ -79,7 +93,8 @@ class _StoreCollector:
             games.add_metric([status], svc.games.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
-        depth.add_metric([], svc.redis.llen(f"rq:queue:{svc.settings.queue_name}"))
+        jobs = current_app.extensions.get("mayi_jobs") or svc.redis  # the Redis of the RQ jobs
+        depth.add_metric([], jobs.llen(f"rq:queue:{svc.settings.queue_name}"))
         yield depth
 
 
@@ -99,20 +114,50 @@ def _registry() -> CollectorRegistry:
     return registry
 
 
+#: Where the start of a request is noted in its WSGI environ (by the app's WSGI entry,
+#: :func:`mayi_service.app.create_app`; by :func:`before_request` where that is not used).
+STARTED = "mayi.started"
+
+#: The metric series of each (method, endpoint, status) seen: labels looked up once, not
+#: three times a request. (Bounded: beyond this many, looked up each time.)
+_SERIES: dict[tuple[str, str, int], tuple[Any, Any, Any]] = {}
+_SERIES_MAX = 2000
+
+
 def before_request() -> None:
-    g.mayi_started = time.perf_counter()
+    request.environ.setdefault(STARTED, time.perf_counter())
 
 
 def after_request(response: Response) -> Response:
-    started = getattr(g, "mayi_started", None)
-    endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    """Count the request and its latency (and, for a game action, the action)."""
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    started = req.environ.get(STARTED)
+    status = response.status_code
+    rule = req.url_rule
+    if rule is None:  # (not kept: whether it counts as an action depends on its path)
+        series = _series(req.method, "unmatched", status, req.path)
+    else:
+        key = (req.method, rule.rule, status)
+        series = _SERIES.get(key)
+        if series is None:
+            series = _series(req.method, rule.rule, status, req.path)
+            if len(_SERIES) < _SERIES_MAX:
+                _SERIES[key] = series
+    latency, count, action = series
     if started is not None:
-        LATENCY.labels(endpoint).observe(time.perf_counter() - started)
-    REQUESTS.labels(request.method, endpoint, str(response.status_code)).inc()
-    if request.method == "POST" and "/v1/games/" in request.path and endpoint.rsplit("/", 1)[-1] != "seats":
-        action = endpoint.split("<string:game_id>/", 1)[-1]
-        ACTIONS.labels(action, "ok" if response.status_code < 400 else "refused").inc()
+        latency.observe(time.perf_counter() - started)
+    count.inc()
+    if action is not None:
+        action.inc()
     return response
+
+
+def _series(method: str, endpoint: str, status: int, path: str) -> tuple[Any, Any, Any]:
+    action = None
+    if method == "POST" and "/v1/games/" in path and endpoint.rsplit("/", 1)[-1] != "seats":
+        name = endpoint.split("<string:game_id>/", 1)[-1]
+        action = ACTIONS.labels(name, "ok" if status < 400 else "refused")
+    return LATENCY.labels(endpoint), REQUESTS.labels(method, endpoint, str(status)), action
 
 
 __all__ = ["REGISTRY", "blp"]

@@ -1,0 +1,101 @@
+// Cards: codes as the API writes them (rank then suit: "TH", "AS"; "JK" a joker).
+import { h } from "./dom.js";
+
+const SUIT_SYMBOL = { C: "♣", D: "♦", H: "♥", S: "♠" };
+const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAME = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+const RANK_ORDER = "23456789TJQKA"; // aces high when sorting
+const SUIT_ORDER = "CDHS";
+
+export const isJoker = (code) => code === "JK";
+export const rankOf = (code) => (isJoker(code) ? null : code[0]);
+export const suitOf = (code) => (isJoker(code) ? null : code[1]);
+
+/** "10♥", "A♠", "Joker". */
+export function cardText(code) {
+  if (isJoker(code)) return "Joker";
+  const rank = code[0] === "T" ? "10" : code[0];
+  return rank + SUIT_SYMBOL[code[1]];
+}
+
+/** "10 of hearts", "ace of spades", "joker": for screen readers. */
+export function cardName(code) {
+  if (isJoker(code)) return "joker";
+  return `${RANK_NAME[code[0]] || code[0]} of ${SUIT_NAME[code[1]]}`;
+}
+
+function rankIndex(code) {
+  return isJoker(code) ? 99 : RANK_ORDER.indexOf(code[0]);
+}
+
+function suitIndex(code) {
+  return isJoker(code) ? 9 : SUIT_ORDER.indexOf(code[1]);
+}
+
+/** The hand sorted "suit" (by suit, then rank) or "rank" (by rank, then suit); jokers last. */
+export function sortCards(cards, by) {
+  const key = by === "rank" ? (c) => rankIndex(c) * 10 + suitIndex(c) : (c) => suitIndex(c) * 100 + rankIndex(c);
+  return [...cards].sort((a, b) => key(a) - key(b));
+}
+
+/** A card as a face: suit in colour, jokers distinct. `standsFor`: what a joker on the table is. */
+export function cardFace(code, { standsFor = null, tag = "span", props = {} } = {}) {
+  const suit = suitOf(code);
+  const cls = ["card", isJoker(code) ? "joker" : "suit-" + suit, suit === "H" || suit === "D" ? "red" : "black"];
+  const label = isJoker(code) && standsFor ? `joker as the ${cardName(standsFor)}` : cardName(code);
+  return h(
+    tag,
+    { class: cls.join(" ") + (props.class ? " " + props.class : ""), "aria-label": label, title: label, ...omit(props, "class"), dataset: { card: code, ...(props.dataset || {}) } },
+    h("span", { class: "face", "aria-hidden": "true" }, isJoker(code) ? "★" : cardText(code)),
+    isJoker(code) && standsFor ? h("span", { class: "stands", "aria-hidden": "true" }, "=" + cardText(standsFor)) : null,
+  );
+}
+
+function omit(object, key) {
+  const { [key]: _, ...rest } = object;
+  return rest;
+}
+
+/** Is `a` the same multiset of cards as `b`? */
+export function sameCards(a, b) {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.every((c, i) => c === y[i]);
+}
+
+/** `cards` less one of each of `taken` (a multiset difference). */
+export function without(cards, taken) {
+  const rest = [...cards];
+  for (const card of taken) {
+    const at = rest.indexOf(card);
+    if (at >= 0) rest.splice(at, 1);
+  }
+  return rest;
+}
+
+/** Book or run, as a player would guess it from the cards (the service decides). */
+export function guessMeldType(cards) {
+  const ranks = new Set(cards.filter((c) => !isJoker(c)).map(rankOf));
+  return ranks.size <= 1 ? "book" : "run";
+}
+
+/** A run's cards low to high (aces low only when a 2 is there and no king), jokers after. */
+export function orderRun(cards) {
+  const naturals = cards.filter((c) => !isJoker(c));
+  const jokers = cards.filter(isJoker);
+  const low = naturals.some((c) => c[0] === "2") && !naturals.some((c) => c[0] === "K");
+  const order = low ? "A23456789TJQK" : RANK_ORDER;
+  naturals.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
+  // Put each joker in the first gap, so "4C 5C JK 7C" comes out as written by the rules.
+  const out = [];
+  for (let i = 0; i < naturals.length; i++) {
+    out.push(naturals[i]);
+    const next = naturals[i + 1];
+    if (next) {
+      let gap = order.indexOf(next[0]) - order.indexOf(naturals[i][0]) - 1;
+      while (gap-- > 0 && jokers.length) out.push(jokers.pop());
+    }
+  }
+  return out.concat(jokers);
+}

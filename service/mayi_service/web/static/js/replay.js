@@ -1,0 +1,197 @@
+// The replay of a finished game (GET /v1/games/{id}/replay): every event, with every
+// private detail, stepped through one at a time. The page rebuilds the table from the events.
+import { games } from "./api.js";
+import * as C from "./cards.js";
+import { h, replace, showError } from "./dom.js";
+import { describeEvent, seatName } from "./events.js";
+
+export function mountReplay(root, gameId) {
+  const st = { id: gameId, replay: null, states: [], step: 0, sortBy: "suit", closed: false };
+  const onKey = (e) => {
+    if (!st.replay || e.target.closest("input, select, textarea")) return;
+    if (e.key === "ArrowRight") go(st, root, st.step + 1);
+    else if (e.key === "ArrowLeft") go(st, root, st.step - 1);
+    else if (e.key === "Home") go(st, root, 0);
+    else if (e.key === "End") go(st, root, st.states.length - 1);
+    else return;
+    e.preventDefault();
+  };
+  document.addEventListener("keydown", onKey);
+  replace(root, h("h1", {}, "Replay"), h("p", { class: "muted" }, "Loading the replay…"));
+  games
+    .replay(gameId)
+    .then((replay) => {
+      if (st.closed) return;
+      st.replay = replay;
+      st.states = rebuild(replay);
+      st.step = 0;
+      render(st, root);
+    })
+    .catch((error) => {
+      replace(root, h("h1", {}, "Replay"), h("p", { class: "problem", text: error.detail || String(error) }), h("p", {}, h("a", { href: `#/watch/${encodeURIComponent(gameId)}` }, "Watch the table"), " · ", h("a", { href: "#/" }, "Lobby")));
+    });
+  return () => {
+    st.closed = true;
+    document.removeEventListener("keydown", onKey);
+  };
+}
+
+function go(st, root, step) {
+  st.step = Math.max(0, Math.min(st.states.length - 1, step));
+  showError(null);
+  render(st, root);
+}
+
+/** The table after each event: states[0] before any, states[i] after events[i-1]. */
+export function rebuild(replay) {
+  const n = replay.names.length;
+  let s = { round: null, contract: "", hands: Array.from({ length: n }, () => []), melds: [], pile: [], results: [], totals: Array(n).fill(0), down: Array(n).fill(false), stock: null };
+  const states = [s];
+  for (const event of replay.events) {
+    s = structuredClone(s);
+    const d = event.data || {};
+    const seat = event.seat;
+    switch (event.type) {
+      case "round_started":
+        s.round = d.round;
+        s.contract = d.contract.text;
+        s.hands = Array.from({ length: n }, () => []);
+        s.melds = [];
+        s.pile = [d.upcard];
+        s.down = Array(n).fill(false);
+        break;
+      case "dealt":
+        s.hands[seat] = [...event.private.hand];
+        break;
+      case "took_upcard":
+      case "claim_won":
+        s.hands[seat].push(d.card);
+        s.pile.pop();
+        break;
+      case "drew":
+        if (event.private) s.hands[seat].push(event.private.card);
+        break;
+      case "stock_rebuilt":
+        s.pile = s.pile.slice(-1);
+        break;
+      case "went_down":
+        s.down[seat] = true;
+        for (const meld of d.melds) {
+          s.hands[seat] = C.without(s.hands[seat], meld.cards);
+          s.melds.push(meld);
+        }
+        break;
+      case "laid_off":
+        for (const lay of d.lay_offs) s.hands[seat] = C.without(s.hands[seat], lay.cards);
+        for (const meld of d.melds) {
+          const at = s.melds.findIndex((m) => m.id === meld.id);
+          if (at >= 0) s.melds[at] = meld;
+          else s.melds.push(meld);
+        }
+        break;
+      case "discarded":
+        s.hands[seat] = C.without(s.hands[seat], [d.card]);
+        s.pile.push(d.card);
+        break;
+      case "round_ended":
+        s.hands = d.hands.map((hand) => [...hand]);
+        s.results.push({ round: d.round, scores: d.scores, out: d.out });
+        s.totals = d.totals;
+        break;
+      case "game_ended":
+        s.totals = d.totals;
+        s.places = d.places;
+        break;
+      default:
+        break;
+    }
+    states.push(s);
+  }
+  return states;
+}
+
+function render(st, root) {
+  const r = st.replay;
+  const s = st.states[st.step];
+  const last = st.states.length - 1;
+  const event = st.step > 0 ? r.events[st.step - 1] : null;
+  const rounds = r.events.map((e, i) => [e, i]).filter(([e]) => e.type === "round_started");
+  const variant = r.variant === "shanghai" ? "Shanghai" : "May I";
+  const nav = (label, key, step, disabled) => h("button", { type: "button", dataset: { key }, disabled, onclick: () => go(st, root, step) }, label);
+  replace(
+    root,
+    h("h1", {}, `Replay · ${variant} · table `, h("code", { class: "game-id" }, r.id)),
+    h("p", { class: "meta" }, h("a", { href: `#/watch/${encodeURIComponent(r.id)}` }, "The table"), " · seed ", h("code", {}, r.seed)),
+    h(
+      "div",
+      { class: "replay-controls", role: "group", "aria-label": "Step through the game" },
+      nav("« Start", "first", 0, st.step === 0),
+      nav("◀ Back", "back", st.step - 1, st.step === 0),
+      nav("Forward ▶", "forward", st.step + 1, st.step === last),
+      nav("End »", "last", last, st.step === last),
+      h(
+        "label",
+        {},
+        " Round ",
+        h(
+          "select",
+          { id: "round-jump", dataset: { key: "round-jump" }, onchange: (e) => go(st, root, Number(e.target.value) + 1) },
+          h("option", { value: -1, selected: s.round === null }, "—"),
+          rounds.map(([e, i]) => h("option", { value: i, selected: s.round === e.data.round }, `${e.data.round}: ${e.data.contract.text}`)),
+        ),
+      ),
+      h("span", { class: "step", id: "step", "aria-live": "polite" }, `Step ${st.step} of ${last}`),
+    ),
+    h("p", { class: "event-text", id: "event-text" }, event ? describeEvent(event, r.names, r.variant) : "Before the first deal. Use Forward (or the right arrow key)."),
+    s.round !== null ? h("p", { class: "round" }, `Round ${s.round}: `, h("strong", {}, s.contract)) : null,
+    h(
+      "section",
+      { class: "replay-hands", "aria-label": "Hands" },
+      h("h2", {}, "Hands"),
+      h(
+        "ul",
+        { class: "seat-list" },
+        r.names.map((name, i) =>
+          h(
+            "li",
+            { class: "seat" + (event && event.seat === i ? " on-turn" : ""), dataset: { seat: i } },
+            h("span", { class: "name" }, seatName(r.names, i)),
+            h("span", { class: "total" }, `${s.totals[i]} pts`),
+            s.down[i] ? h("span", { class: "badge down" }, "down") : null,
+            h("span", { class: "cards" }, C.sortCards(s.hands[i], st.sortBy).map((c) => C.cardFace(c))),
+          ),
+        ),
+      ),
+    ),
+    h(
+      "section",
+      { class: "table", "aria-label": "Table" },
+      h("h2", {}, "Table"),
+      h("div", { class: "piles" }, h("div", { class: "pile discard" }, s.pile.length ? C.cardFace(s.pile[s.pile.length - 1]) : h("span", { class: "card empty" }, ""), h("span", { class: "pile-label" }, `Discards: ${s.pile.length}`))),
+      s.melds.length
+        ? h(
+            "ul",
+            { class: "melds" },
+            s.melds.map((m) => {
+              const stands = new Map(m.jokers.map((j) => [j.index, j.stands_for]));
+              return h("li", { class: "meld" }, h("span", { class: "meld-label" }, `${m.id}: ${seatName(r.names, m.owner)}'s ${m.type}`), h("span", { class: "cards" }, m.cards.map((c, i) => C.cardFace(c, { standsFor: stands.get(i) || null }))));
+            }),
+          )
+        : h("p", { class: "muted" }, "No melds."),
+    ),
+    s.results.length
+      ? h(
+          "section",
+          { class: "scores", "aria-label": "Scores" },
+          h("h2", {}, "Scores"),
+          h(
+            "table",
+            { class: "score-table" },
+            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), r.names.map((_, i) => h("th", { scope: "col" }, seatName(r.names, i))))),
+            h("tbody", {}, s.results.map((res) => h("tr", {}, h("th", { scope: "row" }, String(res.round)), res.scores.map((x, i) => h("td", { class: res.out === i ? "out" : "" }, String(x)))))),
+            h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), s.totals.map((x) => h("td", {}, String(x))))),
+          ),
+        )
+      : null,
+  );
+}

@@ -1,0 +1,483 @@
+"""Webhook deliveries: each decision waiting for a bot with a ``webhook_url`` is POSTed there
+by an RQ job, signed by the Standard Webhooks specification.
+
+* **When.** After every commit of a game with bot seats, :meth:`Webhooks.on_commit` (called
+  by :meth:`mayi_service.bots.Bots.after_commit`) enqueues one job per seat of a webhook bot
+  that must act at the new version. One decision point is one ``(game, version, seat)``;
+  a Redis ``SET NX`` key makes sure it is enqueued once, whatever calls the hook twice.
+* **What.** The job (:func:`run_delivery`) loads the game; if it has moved on (another
+  version), ended, passed the decision's deadline, or the seat no longer must act, nothing
+  is sent: the decision was answered, and a newer version has its own job. Otherwise it
+  POSTs one decision (the JSON of one entry of ``GET /v1/bots/me/decisions``) with the
+  headers ``webhook-id`` (``msg_<game>_<version>_<seat>``: the same for every attempt),
+  ``webhook-timestamp`` and ``webhook-signature`` (``v1,<sig>``, and during a secret
+  rotation ``v1,<new> v1,<old>``).
+* **Retries.** One attempt per job run, with short timeouts (connect, then the whole
+  answer); a failure (no connection, a timeout, any status but 2xx, a redirect included)
+  enqueues the next attempt with ``enqueue_in``: after 1, 2, 4, 8... seconds
+  (``MAYI_WEBHOOK_RETRY_SECONDS`` doubled each time, at most 60 s), while it comes before
+  the decision's deadline and within ``MAYI_WEBHOOK_MAX_ATTEMPTS``. A job never sleeps:
+  the worker also runs the turn clocks.
+* **SSRF.** :func:`resolve` resolves the URL's host once and refuses (unless
+  ``MAYI_WEBHOOK_ALLOW_PRIVATE``) any address that is not public: loopback, private,
+  link-local, CGNAT, multicast, unspecified, reserved, IPv6 unique-local, IPv4-mapped or
+  NAT64 IPv6, and the cloud metadata addresses. The connection goes to the very address
+  that was checked (with the ``Host`` header and TLS SNI of the URL's host), never through
+  a second lookup; redirects are not followed; at most ``MAYI_WEBHOOK_MAX_RESPONSE_BYTES``
+  of the answer is read.
+* **The log.** Each attempt (and each refused URL) is one entry of the bot's delivery log,
+  ``<prefix>:{bot:<id>}:deliveries`` (a list, newest first, trimmed to
+  ``MAYI_WEBHOOK_DELIVERIES_KEPT``): ``GET /v1/bots/me/deliveries``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import json
+import logging
+import socket
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+from rq import Queue
+
+import mayi_engine as engine
+from mayi_engine.state import GameStatus
+
+from . import codec
+from .config import Settings
+from .games import Games, Viewer
+from .problems import ServiceError
+from .repository import GameRecord
+
+log = logging.getLogger(__name__)
+
+#: The longest ``webhook_url`` accepted.
+MAX_URL_LENGTH = 2048
+#: The longest pause between two attempts, in seconds.
+MAX_RETRY_DELAY = 60.0
+#: How long the "enqueued once" mark of a decision point is kept, in seconds.
+DEDUPE_SECONDS = 3600
+USER_AGENT = "mayi-webhooks/1"
+
+_METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+_CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_ULA = ipaddress.ip_network("fc00::/7")
+
+
+def queue_name_for(clock_queue: str) -> str:
+    """The RQ queue of the deliveries, beside the clock queue (workers take clock jobs first)."""
+    return f"{clock_queue}-webhooks"
+
+
+class RefusedURL(Exception):
+    """A webhook URL the service will not call; the message says why."""
+
+
+def url_problem(url: str) -> str | None:
+    """What is wrong with the form of ``url`` as a webhook URL (``None``: nothing)."""
+    if len(url) > MAX_URL_LENGTH:
+        return f"at most {MAX_URL_LENGTH} characters"
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        return "no spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    if parts.scheme not in ("https", "http"):
+        return "an https:// (or http://) URL"
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        return "no user name or password in the URL"
+    if not parts.hostname:
+        return "a URL with a host"
+    if port == 0:
+        return "a port from 1 to 65535"
+    if parts.fragment:
+        return "no #fragment"
+    return None
+
+
+def address_problem(address: str) -> str | None:
+    """Why the service must not connect to ``address`` (``None``: a public address)."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if ip in _METADATA:
+        return "a cloud metadata address"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return "an IPv4-mapped IPv6 address"
+        if ip in _NAT64:
+            return "a NAT64 address"
+        if ip in _ULA:
+            return "an IPv6 unique local address"
+    if ip.is_unspecified:
+        return "an unspecified address"
+    if ip.is_loopback:
+        return "a loopback address"
+    if ip.is_link_local:
+        return "a link-local address"
+    if ip.is_multicast:
+        return "a multicast address"
+    if isinstance(ip, ipaddress.IPv4Address) and ip in _CGNAT:
+        return "a carrier-grade NAT address"
+    if ip.is_reserved:
+        return "a reserved address"
+    if ip.is_private:
+        return "a private address"
+    if not ip.is_global:
+        return "a reserved address"
+    return None
+
+
+def literal_address(host: str) -> str | None:
+    """``host`` if it is an IP address (in a URL's form: ``[::1]`` without brackets), else ``None``."""
+    try:
+        return str(ipaddress.ip_address(host.split("%", 1)[0]))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one attempt connects: the checked address, and what the URL says."""
+
+    scheme: str
+    host: str
+    port: int
+    address: str
+    path: str
+
+
+def resolve(url: str, allow_private: bool = False) -> Target:
+    """Resolve ``url``'s host once and check every address it has; the target is the first.
+    :class:`RefusedURL` names the address and why it is refused."""
+    problem = url_problem(url)
+    if problem:
+        raise RefusedURL(f"webhook_url must be {problem}")
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise RefusedURL(f"the host {host!r} does not resolve ({exc})") from exc
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    if not addresses:
+        raise RefusedURL(f"the host {host!r} has no address")
+    if not allow_private:
+        for address in addresses:
+            why = address_problem(address)
+            if why:
+                shown = host if host == address else f"{host} ({address})"
+                raise RefusedURL(f"{shown} is {why} (MAYI_WEBHOOK_ALLOW_PRIVATE is off)")
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return Target(parts.scheme, host, port, addresses[0], path)
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection to a checked address (``host`` is that address)."""
+
+    def __init__(self, address: str, port: int, timeout: float) -> None:
+        super().__init__(address, port, timeout=timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    """An HTTPS connection to a checked address, with the URL's host for SNI and the
+    certificate check."""
+
+    def __init__(self, address: str, port: int, server_name: str, timeout: float) -> None:
+        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+        self.server_name = server_name
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self.host, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.server_name)  # type: ignore[attr-defined]
+
+
+@dataclass
+class Outcome:
+    """What one POST gave: a status (``None``: no answer), an error, and whether the
+    answer's body was cut at the size limit."""
+
+    status: int | None = None
+    error: str | None = None
+    truncated: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300 and self.error is None
+
+
+def post(
+    target: Target, body: bytes, headers: dict[str, str], connect_seconds: float, read_seconds: float, max_bytes: int
+) -> Outcome:
+    """POST ``body`` to ``target``: at most ``connect_seconds`` to connect, then at most
+    ``read_seconds`` for the whole answer (status, headers and up to ``max_bytes`` of body).
+    Redirects are not followed (a 3xx is a failure)."""
+    conn: http.client.HTTPConnection
+    if target.scheme == "https":
+        conn = _PinnedHTTPSConnection(target.address, target.port, target.host, connect_seconds)
+    else:
+        conn = _PinnedHTTPConnection(target.address, target.port, connect_seconds)
+    default_port = 443 if target.scheme == "https" else 80
+    host = f"[{target.host}]" if ":" in target.host else target.host
+    sent = {"Host": host if target.port == default_port else f"{host}:{target.port}", **headers}
+    sent["Content-Length"] = str(len(body))
+    try:
+        try:
+            conn.connect()
+        except (OSError, http.client.HTTPException) as exc:
+            return Outcome(error=f"could not connect to {target.address} port {target.port}: {_why(exc)}")
+        end = time.monotonic() + read_seconds
+        sock = conn.sock  # kept: http.client lets go of it once an answer is read whole
+        assert sock is not None
+        sock.settimeout(read_seconds)
+        try:
+            conn.request("POST", target.path, body=body, headers=sent)
+            response = conn.getresponse()
+            status = response.status
+            got = 0
+            truncated = False
+            while True:
+                left = end - time.monotonic()
+                if left <= 0:
+                    return Outcome(status, f"the answer took more than {read_seconds:g} s")
+                sock.settimeout(left)
+                chunk = response.read1(min(16384, max_bytes + 1 - got)) if got <= max_bytes else b""
+                if not chunk:
+                    break
+                got += len(chunk)
+                if got > max_bytes:
+                    truncated = True
+                    break
+        except TimeoutError:
+            return Outcome(error=f"no answer within {read_seconds:g} s")
+        except (OSError, http.client.HTTPException) as exc:
+            return Outcome(error=f"the connection failed: {_why(exc)}")
+        if 300 <= status < 400:
+            return Outcome(status, f"a redirect ({status}) is not followed", truncated)
+        if not 200 <= status < 300:
+            return Outcome(status, f"the receiver answered {status}", truncated)
+        return Outcome(status, None, truncated)
+    finally:
+        conn.close()
+
+
+def _why(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    return str(exc) or type(exc).__name__
+
+
+def retry_delay(attempt: int, base: float) -> float:
+    """Seconds between attempt ``attempt`` and the next: ``base``, doubled each time, at most 60."""
+    return float(min(MAX_RETRY_DELAY, base * 2 ** (attempt - 1)))
+
+
+def webhook_id(game_id: str, version: int, seat: int) -> str:
+    """The ``webhook-id`` of a decision point (the same for each attempt)."""
+    return f"msg_{game_id}_{version}_{seat}"
+
+
+class Webhooks:
+    """Enqueues, sends and logs the webhook deliveries of the bots of one repository."""
+
+    def __init__(
+        self, games: Games, queue: Queue | None, settings: Settings, clock: Callable[[], float] = time.time
+    ) -> None:
+        self.games = games
+        self.bots = games.bots
+        self.repo = games.repo
+        self.r = self.repo.r
+        self.queue = queue
+        self.settings = settings
+        self.clock = clock
+
+    def log_key(self, bot_id: str) -> str:
+        return f"{self.repo.prefix}:{{bot:{bot_id}}}:deliveries"
+
+    def mark_key(self, bot_id: str, game_id: str, version: int, seat: int) -> str:
+        return f"{self.repo.prefix}:{{bot:{bot_id}}}:delivery:{game_id}:{version}:{seat}"
+
+    # -- after a commit (the API's request path: keep it cheap) -----------------
+    def on_commit(self, record: GameRecord, seats: dict[bytes, bytes]) -> None:
+        """Enqueue a delivery for each seat of a webhook bot that must act at ``record``
+        (``seats``: the game's seat → bot id hash)."""
+        if self.queue is None or record.status != GameStatus.PLAYING or record.state is None:
+            return
+        by_seat = {int(seat): bot.decode() for seat, bot in seats.items()}
+        bots = sorted(set(by_seat.values()))
+        pipe = self.r.pipeline(transaction=False)
+        for bot_id in bots:
+            pipe.hget(self.bots.bot_key(bot_id), "webhook_url")
+        hooked = {bot_id for bot_id, url in zip(bots, pipe.execute(), strict=True) if url}
+        if not hooked:
+            return
+        state = codec.load_state(record.state)
+        now = self.clock()
+        for seat, bot_id in sorted(by_seat.items()):
+            if bot_id in hooked and engine.legal_moves(state, seat, now):
+                self.enqueue(bot_id, record.id, record.version, seat)
+
+    def enqueue(self, bot_id: str, game_id: str, version: int, seat: int) -> bool:
+        """Enqueue the first attempt of a decision point, once (``False``: it was already)."""
+        if self.queue is None:
+            return False
+        if not self.r.set(self.mark_key(bot_id, game_id, version, seat), "1", nx=True, ex=DEDUPE_SECONDS):
+            return False
+        self.queue.enqueue(
+            run_delivery,
+            bot_id,
+            game_id,
+            version,
+            seat,
+            1,
+            job_id=f"webhook-{game_id}-{version}-{seat}-1",
+            job_timeout=60,
+            result_ttl=0,
+            failure_ttl=3600,
+        )
+        return True
+
+    # -- one attempt (in the worker) ----------------------------------------------
+    def decision(self, game_id: str, version: int, seat: int) -> dict[str, Any] | None:
+        """The decision at this point if it is still waiting (``None``: the game moved on,
+        ended, or its deadline passed; the seat answered; or it need not act)."""
+        record = self.repo.load(game_id)
+        if record is None or record.version != version or record.status != GameStatus.PLAYING:
+            return None
+        if record.state is None:
+            return None
+        now = self.clock()
+        state = codec.load_state(record.state)
+        if not engine.legal_moves(state, seat, now):
+            return None
+        view = self.games.view(record, Viewer(seat), now, state)
+        deadline = view.get("deadline")
+        if deadline is not None and now >= deadline:
+            return None  # the clock plays it
+        return {"game_id": game_id, "seat": seat, "version": version, "deadline": deadline, "view": view}
+
+    def deliver(self, bot_id: str, game_id: str, version: int, seat: int, attempt: int = 1) -> dict[str, Any] | None:
+        """One attempt at delivering a decision point; on failure, enqueue the next one.
+        Returns the delivery log entry (``None``: nothing to send)."""
+        try:
+            bot = self.bots.load(bot_id)
+        except ServiceError:
+            return None  # the bot is gone
+        if not bot.webhook_url:
+            return None
+        decision = self.decision(game_id, version, seat)
+        if decision is None:
+            return None
+        settings = self.settings
+        msg_id = webhook_id(game_id, version, seat)
+        started = self.clock()
+        timestamp = int(started)
+        body = codec.dump_bytes(decision)
+        from .bots import sign
+
+        signatures = [sign(bot.secret, msg_id, timestamp, body)]
+        if bot.old_secret:
+            signatures.append(sign(bot.old_secret, msg_id, timestamp, body))
+        headers = {
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            "webhook-id": msg_id,
+            "webhook-timestamp": str(timestamp),
+            "webhook-signature": " ".join(signatures),
+        }
+        entry: dict[str, Any] = {
+            "webhook_id": msg_id,
+            "game_id": game_id,
+            "seat": seat,
+            "version": version,
+            "attempt": attempt,
+            "at": started,
+            "url": bot.webhook_url,
+            "status": None,
+            "error": None,
+            "duration_ms": 0.0,
+            "response_truncated": False,
+            "next_retry_at": None,
+        }
+        clock_start = time.monotonic()
+        try:
+            target = resolve(bot.webhook_url, settings.webhook_allow_private)
+        except RefusedURL as exc:
+            entry["error"] = f"refused: {exc}"
+            entry["duration_ms"] = round((time.monotonic() - clock_start) * 1000, 1)
+            self.record(bot_id, entry)
+            return entry
+        outcome = post(
+            target,
+            body,
+            headers,
+            settings.webhook_connect_seconds,
+            settings.webhook_read_seconds,
+            settings.webhook_max_response_bytes,
+        )
+        entry.update(
+            status=outcome.status,
+            error=outcome.error,
+            response_truncated=outcome.truncated,
+            duration_ms=round((time.monotonic() - clock_start) * 1000, 1),
+        )
+        if not outcome.ok:
+            delay = retry_delay(attempt, settings.webhook_retry_seconds)
+            next_at = self.clock() + delay
+            deadline = decision["deadline"]
+            if attempt >= settings.webhook_max_attempts:
+                entry["error"] += f"; no more attempts (MAYI_WEBHOOK_MAX_ATTEMPTS is {settings.webhook_max_attempts})"
+            elif deadline is not None and next_at >= deadline:
+                entry["error"] += "; no more attempts: the decision's deadline comes first"
+            elif self.queue is not None:
+                self.queue.enqueue_in(
+                    timedelta(seconds=delay),
+                    run_delivery,
+                    bot_id,
+                    game_id,
+                    version,
+                    seat,
+                    attempt + 1,
+                    job_id=f"webhook-{game_id}-{version}-{seat}-{attempt + 1}",
+                    job_timeout=60,
+                    result_ttl=0,
+                    failure_ttl=3600,
+                )
+                entry["next_retry_at"] = next_at
+        self.record(bot_id, entry)
+        return entry
+
+    # -- the log --------------------------------------------------------------------
+    def record(self, bot_id: str, entry: dict[str, Any]) -> None:
+        """Add ``entry`` to the bot's delivery log (newest first, bounded)."""
+        key = self.log_key(bot_id)
+        pipe = self.r.pipeline()
+        pipe.lpush(key, json.dumps(entry))
+        pipe.ltrim(key, 0, max(0, self.settings.webhook_deliveries_kept - 1))
+        ttl = self.r.ttl(self.bots.bot_key(bot_id))
+        if ttl and ttl > 0:
+            pipe.expire(key, ttl)
+        pipe.execute()
+
+    def recent(self, bot_id: str) -> list[dict[str, Any]]:
+        """The bot's delivery log, newest first."""
+        return [json.loads(raw) for raw in self.r.lrange(self.log_key(bot_id), 0, -1)]
+
+
+def run_delivery(bot_id: str, game_id: str, version: int, seat: int, attempt: int = 1) -> None:
+    """RQ job: one attempt at delivering the decision of ``seat`` at ``game_id``'s ``version``."""
+    from .clock import _worker_parts
+
+    games, _ = _worker_parts()
+    games.bots.webhooks.deliver(bot_id, game_id, version, seat, attempt)

