@@ -191,12 +191,9 @@ def _worker_parts() -> tuple[Games, Clock]:
 
 
 def job_queue(clock: Clock, name: str) -> Queue:
-    """The RQ queue ``name`` on the Redis of the jobs (the ladder's queue, beside the clocks'):
-    the clock queue's connection, or, with clock jobs off, the games' Redis."""
-    jobs = getattr(clock, "jobs", None)
-    if jobs is None:
-        jobs = clock.queue.connection if clock.queue is not None else clock.repo.r
-    return Queue(name, connection=jobs)
+    """The RQ queue ``name`` on the Redis of the jobs (``clock.jobs``: the ladder's queue, beside
+    the clocks'), or on the games' Redis for a clock made without one."""
+    return Queue(name, connection=clock.jobs if clock.jobs is not None else clock.repo.r)
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:
