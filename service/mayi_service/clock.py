@@ -192,6 +192,12 @@ def _worker_parts() -> tuple[Games, Clock]:
     return game_parts(settings, connect(url))
 
 
+def job_queue(clock: Clock, name: str) -> Queue:
+    """The RQ queue ``name`` on the Redis of the jobs (``clock.jobs``: the ladder's queue, beside
+    the clocks'), or on the games' Redis for a clock made without one."""
+    return Queue(name, connection=clock.jobs if clock.jobs is not None else clock.repo.r)
+
+
 def run_clock_job(game_id: str, at: int | None = None) -> None:
     """RQ job: play the decisions of ``game_id`` whose deadline has passed."""
     games, clock = _worker_parts()
