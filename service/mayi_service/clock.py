@@ -166,7 +166,9 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
     from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    bots = games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
+    bots = games.bots = Bots(
+        repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
+    )
     house = games.house = HouseBots(games, queue)
     games.token_digest = bots.token_digest
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
