@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The stock draw, as a legal move's JSON.
+STOCK = {"type": "draw", "source": "stock"}
 #: Bots kept per worker process (a bot may remember what it saw in its game).
 KEEP_BOTS = 256
 
@@ -98,9 +100,19 @@ class HouseBots:
         if seat is None:
             return False
         view = self.games.view(record, Viewer(seat), now, state)
+        # The seat on turn while others may still answer the upcard: it may take the upcard
+        # now, or draw from the stock once the window closes. Its bot is offered both, as a
+        # player at a real table would weigh them; choosing the stock means waiting (the
+        # answers, or the window's clock, commit and queue the next decision).
+        waits = seat == state.actor and bool(set(pending_claimants(state)) - {seat}) and STOCK not in view["legal"]
+        if waits:
+            view = {**view, "legal": [*view["legal"], STOCK]}
         bot = self._bot(record, seat)
         try:
-            move = move_from_json(_answer(bot, view))
+            answer = _answer(bot, view)
+            if waits and answer == STOCK:
+                return False
+            move = move_from_json(answer)
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
             log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
             return False

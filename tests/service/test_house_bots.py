@@ -17,7 +17,7 @@ from http_moves import auth, move_request
 from serving import Served, mayi_serve
 
 from mayi_bots import NAMES
-from mayi_sdk import Client
+from mayi_sdk import Bot, Client, GameView, LegalMove
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 #: The longest a game's last two rounds may take on a loaded CI machine (a cap, not a timing).
@@ -152,3 +152,59 @@ def test_the_document_offers_every_reference_bot_as_a_house_bot(app: Any) -> Non
 
     body = openapi_document(app)["components"]["schemas"]["SeatIn"]["properties"]["house_bot"]
     assert body["enum"] == list(NAMES)
+
+
+class _StockBot(Bot):
+    """Never wants the upcard: passes every claim, draws from the stock, discards its first card."""
+
+    def decide(self, view: GameView) -> LegalMove | dict[str, Any]:
+        for want in ({"type": "claim", "claim": False}, {"type": "draw", "source": "stock"}):
+            found = [m for m in view.legal if {"type": m.type, **m.body} == want]
+            if found:
+                return found[0]
+        return view.legal[0]
+
+
+def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: Any) -> None:
+    """While a person may still call May I, the house bot on turn is not made to take the upcard:
+    it is offered the stock too, and choosing it waits until the person has answered."""
+    from dataclasses import replace
+
+    from mayi_service.app import create_app
+
+    app = create_app(replace(settings, schedule_clock_jobs=True))  # a queue; no worker: the test plays the jobs
+    client = app.test_client()
+    games = app.extensions["mayi"].games
+    created = client.post("/v1/games", json={"variant": "may_i", "seats": 3, "options": SLOW}).get_json()
+    game_id = created["game_id"]
+    for seat in (0, 1):
+        assert client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random", "seat": seat}).status_code == 201
+    person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()["token"]
+    for seat in (0, 1):
+        games.house._bots[(game_id, seat)] = _StockBot()
+
+    def run_house() -> None:
+        while games.house.play(game_id, games.load(game_id).version):
+            pass
+
+    def person_view() -> dict[str, Any]:
+        return dict(client.get(f"/v1/games/{game_id}", headers=auth(person)).get_json())
+
+    run_house()
+    # The person is offered the first upcard; it passes, and seat 0 draws and discards.
+    assert {m["type"] for m in person_view()["legal"]} == {"claim"}
+    assert client.post(f"/v1/games/{game_id}/claims", json={"claim": False}, headers=auth(person)).status_code == 200
+    run_house()
+    view = person_view()
+    assert view["turn"] == 1 and view["claim_window"] and 2 in view["claim_window"]["pending"]
+    upcard = view["upcard"]
+    version = view["version"]
+    # Seat 1 may only take the upcard while the window is open; its bot would rather draw: it waits.
+    assert not games.house.play(game_id, version)
+    assert person_view()["version"] == version and person_view()["upcard"] == upcard
+    # The person passes: now seat 1 draws from the stock, and the upcard stays on the pile.
+    assert client.post(f"/v1/games/{game_id}/claims", json={"claim": False}, headers=auth(person)).status_code == 200
+    assert games.house.play(game_id, games.load(game_id).version)
+    events = client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]
+    drew = [e for e in events if e["type"] in ("drew", "took_upcard")][-1]
+    assert drew["seat"] == 1 and drew["type"] == "drew", drew
