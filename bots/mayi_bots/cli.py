@@ -13,7 +13,9 @@ The token may come from the environment (``MAYI_TOKEN``) instead of the command 
 (which other users of the machine can read), the secret likewise (``MAYI_WEBHOOK_SECRET``).
 Without a token the bot registers a new bot account (``POST /v1/bots``, named ``--name``)
 and prints its id and token once on standard error: keep the token to run it again as
-the same bot. ``--join GAME_ID`` (repeatable) first takes a seat at that table, under
+the same bot. With ``--webhook`` too, the account is registered with its webhook URL
+(``--url``, default ``http://HOST:PORT/``) and the secret the service gave it is used
+(and printed once). ``--join GAME_ID`` (repeatable) first takes a seat at that table, under
 ``--name``. It then plays every game its account sits in until interrupted (Ctrl-C), or,
 with ``--until-idle``, until none of its games is still going.
 """
@@ -43,18 +45,23 @@ def main(name: str, argv: list[str] | None = None) -> int:
         "--secret", default=os.environ.get("MAYI_WEBHOOK_SECRET"), help="the webhook secret (or MAYI_WEBHOOK_SECRET)"
     )
     parser.add_argument("--join", action="append", default=[], metavar="GAME_ID", help="first take a seat there")
+    parser.add_argument("--url", help="registering with --webhook: the URL the service posts to")
     parser.add_argument("--until-idle", action="store_true", help="polling: stop once no game of the bot is going")
     parser.add_argument("--seed", type=int, help="seed of a bot that draws random numbers (random)")
     args = parser.parse_args(argv)
-    if args.webhook is not None and not args.secret:
+    if args.webhook is not None and not args.secret and args.token:
         parser.error("--webhook needs --secret (or MAYI_WEBHOOK_SECRET): the secret the service signs deliveries with")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    token = args.token
+    token, secret = args.token, args.secret
     if not token:
+        url = None if args.webhook is None else (args.url or f"http://{args.host}:{args.webhook}/")
         with Client(args.server) as anonymous:
-            account = anonymous.register_bot(args.name)
+            account = anonymous.register_bot(args.name, webhook_url=url)
         token = account.token
         print(f"registered bot {account.bot_id} ({args.name}); its token, shown only once: {token}", file=sys.stderr)
+        if url is not None:
+            secret = account.webhook_secret
+            print(f"its webhook secret, shown only once: {secret} (deliveries to {url})", file=sys.stderr)
     bot = make(name, seed=args.seed)
     with Client(args.server, token) as client:
         for game_id in args.join:
@@ -63,7 +70,7 @@ def main(name: str, argv: list[str] | None = None) -> int:
         try:
             if args.webhook is not None:
                 print(f"{name}: receiving decisions at http://{args.host}:{args.webhook}/", file=sys.stderr)
-                serve_webhooks(bot, client, args.secret, args.host, args.webhook)
+                serve_webhooks(bot, client, secret, args.host, args.webhook)
             else:
                 stats = run_polling(bot, client, until_idle=args.until_idle)
                 print(f"{name}: {stats.moves} moves in {len(stats.games)} games", file=sys.stderr)

@@ -78,7 +78,11 @@ def _windows(ranks: set[int]) -> list[tuple[int, int]]:
 
 @lru_cache(maxsize=200_000)
 def assess(hand: tuple[int, ...], books: int, runs: int, all_cards: bool, limit: int | None, distinct: bool) -> Plan:
-    """The :class:`Plan` of ``hand`` (sorted card numbers) for a contract of ``books`` and ``runs``."""
+    """The :class:`Plan` of ``hand`` (sorted card numbers) for a contract of ``books`` and ``runs``
+    (``limit``: most jokers a meld; the plan's books are always of different ranks, which
+    ``distinct`` asks and May I merely allows). Candidates: the ranks held most, and each
+    suit's two best windows of four ranks; a card held once and counted in a book and a
+    run of the same plan counts as missing from one of them."""
     if all_cards:
         return _assess_all_cards(hand, runs, limit)
     jokers = hand.count(0)
