@@ -743,6 +743,76 @@ PROFILE_PARTS = (
 )
 
 
+def cpu_in_process(url: str, prefix: str, actions: int, seed: int, batch: int = 50) -> dict[str, Any]:
+    """CPU a request of ours and of the baseline, both WSGI apps called directly in this
+    process (no gunicorn, no HTTP, no client work in the figures): ``time.process_time``
+    around each call, ``actions`` of ours then as many of the baseline's, by batches of
+    ``batch``. A loaded machine adds time to some batches (cache and scheduler effects);
+    the low quantile of the batches (20th percentile) is the steadier figure, the median
+    beside it."""
+    from werkzeug.test import EnvironBuilder
+
+    from mayi_service.app import create_app
+
+    os.environ.setdefault("REDIS_URL", url)
+    os.environ.setdefault("MAYI_BENCH_PREFIX", prefix)
+    app = create_app(redis_url=url, key_prefix=prefix, rate_limits_enabled=False, schedule_clock_jobs=False)
+    client = app.test_client()
+    base = baseline_app()
+
+    def call(wsgi: Any, environ: dict[str, Any]) -> tuple[float, str, bytes]:
+        status: list[str] = []
+
+        def start_response(line: str, headers: Any, exc_info: Any = None) -> Callable[[bytes], None]:
+            status.append(line)
+            return lambda data: None
+
+        started = time.process_time()
+        body = b"".join(wsgi(environ, start_response))
+        return time.process_time() - started, status[0], body
+
+    def batches(times: list[float]) -> dict[str, float]:
+        means = sorted(statistics.mean(times[i : i + batch]) for i in range(0, len(times) - batch + 1, batch))
+        return {"p20_ms": means[len(means) // 5] * 1000, "median_ms": statistics.median(means) * 1000}
+
+    ours: list[float] = []
+    game = 0
+    while len(ours) < actions:
+        data = client.post("/v1/games", json=create_body(game_seed(seed, 30_000, game))).get_json()
+        game += 1
+        path_game = f"/v1/games/{data['game_id']}"
+        auth = {s["seat"]: {"Authorization": f"Bearer {s['token']}"} for s in data["seats"]}
+        view = data["game"]
+        while view["status"] != "finished" and len(ours) < actions:
+            seat = next_seat(view)
+            legal = legal_for(view, seat)
+            if legal is None:
+                view = client.get(path_game, headers=auth[seat]).get_json()
+                continue
+            path, body = request_for(choose(legal))
+            environ = EnvironBuilder(
+                path=path_game + path,
+                method="POST",
+                json=body,
+                headers=auth[seat],
+                environ_base={"REMOTE_ADDR": "127.0.0.1"},
+            ).get_environ()
+            spent, status, answer = call(app, environ)
+            if not status.startswith("200"):
+                raise RuntimeError(f"POST {path}: {status} {answer[:300]!r}")
+            ours.append(spent)
+            view = json.loads(answer)
+    theirs = []
+    for i in range(actions):
+        spent, status, _ = call(base, EnvironBuilder(path=f"/kv/{i % 16}", method="POST").get_environ())
+        theirs.append(spent)
+    warm = min(200, actions // 5)  # the first requests of each app warm its caches: not counted
+    result = {"actions": actions, "ours": batches(ours[warm:]), "baseline": batches(theirs[warm:])}
+    result["ratio_p20"] = result["ours"]["p20_ms"] / result["baseline"]["p20_ms"]
+    result["ratio_median"] = result["ours"]["median_ms"] / result["baseline"]["median_ms"]
+    return result
+
+
 def profile_requests(url: str, prefix: str, actions: int, seed: int, top: int) -> dict[str, Any]:
     """cProfile of ``actions`` game actions through the Flask test client (no gunicorn, no HTTP)."""
     from mayi_service.app import create_app
@@ -945,6 +1015,20 @@ def print_report(result: dict[str, Any]) -> None:
                     f"    in play, at most: ~{(mem['bytes_per_game'] + round_stream) / 1024:,.0f} KB "
                     f"(the archive so far, and one round's events in the stream: ~{round_stream / 1024:,.0f} KB)"
                 )
+    if "in_process" in result:
+        print()
+        print("CPU a request in this process (WSGI apps called directly: no gunicorn, no HTTP), batches of 50:")
+        for i, r in enumerate(result["in_process"]):
+            print(
+                f"  run {i + 1}: ours {r['ours']['p20_ms']:.3f} ms, baseline {r['baseline']['p20_ms']:.3f} ms "
+                f"(20th percentile of batches): {r['ratio_p20']:.2f}x; medians {r['ours']['median_ms']:.3f} / "
+                f"{r['baseline']['median_ms']:.3f} ms: {r['ratio_median']:.2f}x"
+            )
+        ratios = [r["ratio_p20"] for r in result["in_process"]]
+        print(
+            f"  ratio ours/baseline, median of runs: {statistics.median(ratios):.2f}x "
+            f"({min(ratios):.2f}-{max(ratios):.2f})"
+        )
     if "profile" in result:
         p = result["profile"]
         print()
@@ -994,6 +1078,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         }
         if args.profile:
             result["profile"] = profile_requests(url, prefix, args.profile_actions, args.seed, args.top)
+            result["machine"]["load_after"] = _load()
+            return result
+        if args.in_process:
+            result["in_process"] = [
+                cpu_in_process(url, prefix, args.profile_actions, args.seed + run) for run in range(args.runs)
+            ]
             result["machine"]["load_after"] = _load()
             return result
         env = dict(os.environ, REDIS_URL=url, MAYI_KEY_PREFIX=prefix, MAYI_BENCH_PREFIX=prefix)
@@ -1071,6 +1161,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="seed of the games' deals (default 1)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON only")
     parser.add_argument("--profile", action="store_true", help="only profile the request path in-process")
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="only the CPU a request of ours and of the baseline, both apps called in this process "
+        "(--profile-actions requests each, --runs times)",
+    )
     parser.add_argument("--profile-actions", type=int, default=3000, help="actions profiled (default 3000)")
     parser.add_argument("--top", type=int, default=30, help="functions listed by the profile (default 30)")
     args = parser.parse_args(argv)

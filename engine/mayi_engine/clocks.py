@@ -32,8 +32,17 @@ MAX_TIMEOUT_STEPS = 500
 
 
 def deadline(state: State) -> float | None:
-    """When the next decision times out (a :class:`Timeout` move is then due)."""
-    s = state
+    """When the next decision times out (a :class:`Timeout` move is then due). Memoised on
+    the state (the service asks for it for the view and again to store the game)."""
+    memo = state._legal
+    if "deadline" in memo:
+        due: float | None = memo["deadline"]
+        return due
+    due = memo["deadline"] = _deadline(state)
+    return due
+
+
+def _deadline(s: State) -> float | None:
     if s.phase is Phase.FINISHED:
         return None
     times = []

@@ -11,11 +11,12 @@ their errors from), and tested to agree with
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
-from .cards import counts_of, remove_cards
+from .cards import CARD_SLOTS, counts_of, remove_cards
 from .contracts import goals_for
 from .game import claim_problem, claims_still_open, last_card_problem, may_lay_off_now, turn_problem
-from .melds import Meld, candidate_cards, lay_off_card, lay_off_options
+from .melds import Meld, lay_off_card, lay_off_fits_for, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
 from .solver import find_contract
@@ -47,15 +48,16 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
     if phase is Phase.FINISHED:
         return []
     if phase is Phase.FIRST_OFFER or (phase is Phase.DRAW and seat != s.turn):
-        return [Claim(), Pass()] if claim_problem(s, seat, now) is None else []
-    if turn_problem(s, seat, (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)) is not None:
+        return [_CLAIM, _PASS] if claim_problem(s, seat, now) is None else []
+    if turn_problem(s, seat, _TURN_PHASES) is not None:
         return []
     if phase is Phase.DRAW:
-        return [TakeDiscard()] if claims_still_open(s, now) else [TakeDiscard(), DrawStock()]
+        return [_TAKE] if claims_still_open(s, now) else [_TAKE, _DRAW]
     hand = s.hands[seat]
     out: list[Move] = []
     if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
-        out = [Discard(c) for c in sorted(set(hand))]
+        discards = _DISCARDS
+        out = [discards[c] for c in sorted(set(hand))]
     if phase is Phase.FIRST_DISCARD:
         return out
     if not s.down[seat]:
@@ -63,6 +65,12 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
     elif may_lay_off_now(s):
         out.extend(legal_lay_offs(s, seat))
     return out
+
+
+# Moves are immutable values: the same ones serve every state.
+_CLAIM, _PASS, _TAKE, _DRAW = Claim(), Pass(), TakeDiscard(), DrawStock()
+_DISCARDS = [Discard(c) for c in range(CARD_SLOTS)]
+_TURN_PHASES = (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)
 
 
 def _legal_go_down(s: State, seat: int) -> list[Move]:
@@ -102,24 +110,44 @@ def _playable_counts(s: State, seat: int) -> list[int]:
     return counts
 
 
+@lru_cache(maxsize=16384)
+def _meld_lay_offs(
+    meld: Meld, joker_limit: int | None, title: str
+) -> tuple[tuple[int, tuple[LayOffPart, ...], tuple[LayOff, ...]], ...]:
+    """Each card that fits ``meld``: its lay-off parts (one per joker end) and the one-part
+    lay-off moves (values, made once per meld: a meld stays on the table for many turns)."""
+    out = []
+    for card, ends in lay_off_fits_for(meld, joker_limit, title):
+        parts = tuple(LayOffPart(meld.id, (card,), end) for end in ends)
+        out.append((card, parts, tuple(LayOff((p,)) for p in parts)))
+    return tuple(out)
+
+
 def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> list[LayOffPart]:
+    """Each card that ``counts`` holds and that fits a meld, on each meld, with each joker end."""
     parts: list[LayOffPart] = []
-    playable = {c for c in range(len(counts)) if counts[c] > 0}
+    limit, title = rules.joker_limit, rules.title
     for meld in melds:
-        for card in sorted(playable & candidate_cards(meld, rules)):
-            for end in lay_off_options(meld, card, rules):
-                parts.append(LayOffPart(meld.id, (card,), end))
+        for card, fitting, _ in _meld_lay_offs(meld, limit, title):
+            if counts[card] > 0:
+                parts.extend(fitting)
     return parts
 
 
 def legal_lay_offs(s: State, seat: int) -> list[Move]:
     rules = s.rules
     counts = _playable_counts(s, seat)
-    singles = _single_lay_offs(s.melds, counts, rules)
     if last_card_problem(rules, len(s.hands[seat]) - 1, discarding=False) is None:
-        return [LayOff((p,)) for p in singles]
+        out: list[Move] = []
+        limit, title = rules.joker_limit, rules.title
+        for meld in s.melds:
+            for card, _, moves in _meld_lay_offs(meld, limit, title):
+                if counts[card] > 0:
+                    out.extend(moves)
+        return out
+    singles = _single_lay_offs(s.melds, counts, rules)
     # Keeping a single card is refused: with two cards, list the pairs that go out.
-    out: list[Move] = []
+    out = []
     for first in singles:
         melds = list(s.melds)
         card = first.cards[0]

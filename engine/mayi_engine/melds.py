@@ -24,6 +24,7 @@ lay-off
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .cards import JOKER, card_code, card_codes, card_name, make_card
@@ -217,33 +218,42 @@ def lay_off_card(meld: Meld, card: int, joker_to: str | None, rules: Rules) -> M
     of a run: a joker laid off on a run, or a joker displaced by its natural card.
     It may be left out when only one end is open.
     """
+    return _lay_off(meld, card, joker_to, rules.joker_limit, rules.title)
+
+
+def _where(meld: Meld) -> str:
+    return f"meld {meld.id} ({meld.describe()})"
+
+
+def _lay_off(meld: Meld, card: int, joker_to: str | None, joker_limit: int | None, title: str) -> Meld:
+    """:func:`lay_off_card` with the two rules it reads (the words of its errors are built only on failure)."""
     if joker_to not in (None, HIGH, LOW):
         raise InvalidMoveError("validation_error", f"joker_to must be 'high' or 'low', not {joker_to!r}")
-    name = card_name(card)
-    where = f"meld {meld.id} ({meld.describe()})"
     if meld.kind == BOOK:
         if card == JOKER:
-            if rules.joker_limit is not None and meld.jokers >= rules.joker_limit:
+            if joker_limit is not None and meld.jokers >= joker_limit:
                 raise IllegalMoveError(
                     "illegal_lay_off",
-                    f"{rules.title} allows at most {rules.joker_limit} joker in a meld; {where} has one",
+                    f"{title} allows at most {joker_limit} joker in a meld; {_where(meld)} has one",
                 )
             return _with(meld, (*meld.cards, JOKER), meld.low)
         if card >> 2 != meld.low:
             raise IllegalMoveError(
-                "illegal_lay_off", f"The {name} does not fit {where}: a book takes only its own rank"
+                "illegal_lay_off", f"The {card_name(card)} does not fit {_where(meld)}: a book takes only its own rank"
             )
         return _with(meld, _book_order((*meld.cards, card)), meld.low)
     # A run.
     if card == JOKER:
-        if rules.joker_limit is not None and meld.jokers >= rules.joker_limit:
+        if joker_limit is not None and meld.jokers >= joker_limit:
             raise IllegalMoveError(
-                "illegal_lay_off", f"{rules.title} allows at most {rules.joker_limit} joker in a meld; {where} has one"
+                "illegal_lay_off", f"{title} allows at most {joker_limit} joker in a meld; {_where(meld)} has one"
             )
-        end = _choose_end(meld, joker_to, where, "the joker")
+        end = _choose_end(meld, joker_to, meld, "the joker")
         return _extend(meld, JOKER, end)
     if card & 3 != meld.suit:
-        raise IllegalMoveError("illegal_lay_off", f"The {name} does not fit {where}: a run takes only its own suit")
+        raise IllegalMoveError(
+            "illegal_lay_off", f"The {card_name(card)} does not fit {_where(meld)}: a run takes only its own suit"
+        )
     rank = card >> 2
     high_rank = 14 if rank == 1 else rank
     if high_rank == meld.high + 1 and len(meld.cards) < 13:
@@ -262,14 +272,14 @@ def lay_off_card(meld: Meld, card: int, joker_to: str | None, rules: Rules) -> M
             if not _run_ends(replaced):
                 raise IllegalMoveError(
                     "illegal_lay_off",
-                    f"The {name} would displace the joker of {where}, but neither end of the run can take it "
-                    "(an ace is high or low, never both)",
+                    f"The {card_name(card)} would displace the joker of {_where(meld)}, "
+                    "but neither end of the run can take it (an ace is high or low, never both)",
                 )
-            end = _choose_end(replaced, joker_to, where, "the displaced joker")
+            end = _choose_end(replaced, joker_to, meld, "the displaced joker")
             return _extend(replaced, JOKER, end)
     raise IllegalMoveError(
         "illegal_lay_off",
-        f"The {name} does not fit {where}: a run takes the next card of its suit at either end, "
+        f"The {card_name(card)} does not fit {_where(meld)}: a run takes the next card of its suit at either end, "
         "or the card one of its jokers stands for",
     )
 
@@ -282,19 +292,22 @@ def _with(meld: Meld, cards: tuple[int, ...], low: int) -> Meld:
     return Meld(meld.id, meld.owner, meld.kind, cards, low, meld.suit)
 
 
-def _choose_end(meld: Meld, joker_to: str | None, where: str, what: str) -> str:
+def _choose_end(meld: Meld, joker_to: str | None, named: Meld, what: str) -> str:
+    """The end a moving joker goes to (``named``: the meld as the errors name it)."""
     ends = _run_ends(meld)
     if not ends:
-        raise IllegalMoveError("illegal_lay_off", f"{where} is full: neither end can take {what}")
+        raise IllegalMoveError("illegal_lay_off", f"{_where(named)} is full: neither end can take {what}")
     if joker_to is None:
         if len(ends) == 1:
             return ends[0]
-        raise IllegalMoveError("illegal_lay_off", f"Choose where {what} goes on {where}: joker_to 'high' or 'low'")
+        raise IllegalMoveError(
+            "illegal_lay_off", f"Choose where {what} goes on {_where(named)}: joker_to 'high' or 'low'"
+        )
     if joker_to not in ends:
         raise IllegalMoveError(
             "illegal_lay_off",
-            f"{what.capitalize()} cannot go to the {joker_to} end of {where}: an ace is high or low, never both, "
-            "and runs never wrap",
+            f"{what.capitalize()} cannot go to the {joker_to} end of {_where(named)}: "
+            "an ace is high or low, never both, and runs never wrap",
         )
     return joker_to
 
@@ -310,16 +323,20 @@ def lay_off_options(meld: Meld, card: int, rules: Rules) -> list[str | None]:
 
     ``[None]`` when no joker moves to an end; otherwise each open end.
     """
+    return _lay_off_options(meld, card, rules.joker_limit, rules.title)
+
+
+def _lay_off_options(meld: Meld, card: int, joker_limit: int | None, title: str) -> list[str | None]:
     if meld.kind == BOOK or not (card == JOKER or _displaces(meld, card)):
         try:
-            lay_off_card(meld, card, None, rules)
+            _lay_off(meld, card, None, joker_limit, title)
         except IllegalMoveError:
             return []
         return [None]
     out: list[str | None] = []
     for end in (HIGH, LOW):
         try:
-            lay_off_card(meld, card, end, rules)
+            _lay_off(meld, card, end, joker_limit, title)
         except IllegalMoveError:
             continue
         out.append(end)
@@ -328,8 +345,12 @@ def lay_off_options(meld: Meld, card: int, rules: Rules) -> list[str | None]:
 
 def candidate_cards(meld: Meld, rules: Rules) -> set[int]:
     """Cards that might be laid off on ``meld`` (a fast superset; check with :func:`lay_off_options`)."""
+    return _candidate_cards(meld, rules.joker_limit)
+
+
+def _candidate_cards(meld: Meld, joker_limit: int | None) -> set[int]:
     out: set[int] = set()
-    if rules.joker_limit is None or meld.jokers < rules.joker_limit:
+    if joker_limit is None or meld.jokers < joker_limit:
         out.add(JOKER)
     if meld.kind == BOOK:
         out.update(meld.low * 4 + s for s in range(4))
@@ -342,6 +363,24 @@ def candidate_cards(meld: Meld, rules: Rules) -> set[int]:
         if c == JOKER:
             out.add(make_card(meld.low + i, meld.suit))
     return out
+
+
+def lay_off_fits(meld: Meld, rules: Rules) -> tuple[tuple[int, tuple[str | None, ...]], ...]:
+    """Every card that may be laid off on ``meld`` now, in card order, each with its
+    ``joker_to`` choices (:func:`lay_off_options`). Cached: a meld stays on the table,
+    unchanged, for many turns, and only two rules matter."""
+    return lay_off_fits_for(meld, rules.joker_limit, rules.title)
+
+
+@lru_cache(maxsize=16384)
+def lay_off_fits_for(meld: Meld, joker_limit: int | None, title: str) -> tuple[tuple[int, tuple[str | None, ...]], ...]:
+    """:func:`lay_off_fits` with the two rules it reads (``Rules.joker_limit`` and ``Rules.title``)."""
+    out = []
+    for card in sorted(_candidate_cards(meld, joker_limit)):
+        ends = _lay_off_options(meld, card, joker_limit, title)
+        if ends:
+            out.append((card, tuple(ends)))
+    return tuple(out)
 
 
 def _displaces(meld: Meld, card: int) -> bool:

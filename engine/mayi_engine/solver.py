@@ -211,18 +211,30 @@ def _run_candidates(counts: list[int], suit: int, amin: int, max_jokers: int) ->
     is found by the releases in :func:`_solve_minimal`); windows taking the same
     naturals are one candidate.
     """
-    seen: set[tuple[int, ...]] = set()
+    seen: set[int] = set()
     out: list[tuple[int, int, tuple[int, ...]]] = []
-    have = [counts[_card(p, suit)] > 0 for p in range(15)]
+    have = 0  # bit p set: the hand holds the natural at run place p (1..14; the ace at 1 and 14)
+    for r in _RANKS:
+        if counts[4 * r + suit]:
+            have |= 1 << r
+    if have & 2:
+        have |= 1 << 14
     for lo in range(1, 12):
-        places = tuple(p for p in range(lo, lo + 4) if have[p])
+        window = (have >> lo) & 15
+        places = _WINDOW_PLACES[lo][window]
         jokers = 4 - len(places)
-        if len(places) < amin or jokers > max_jokers or places in seen:
+        if len(places) < amin or jokers > max_jokers or window << lo in seen:
             continue
-        seen.add(places)
+        seen.add(window << lo)
         out.append((jokers, lo, places))
     out.sort()
     return out
+
+
+#: The run places of window ``lo..lo+3`` whose naturals a 4-bit mask (bit i: place ``lo + i``) holds.
+_WINDOW_PLACES: list[list[tuple[int, ...]]] = [
+    [tuple(lo + i for i in range(4) if mask >> i & 1) for mask in range(16)] for lo in range(12)
+]
 
 
 def _solve_minimal(

@@ -38,8 +38,9 @@ from typing import Any
 import redis
 
 import mayi_engine as engine
-from mayi_engine.state import GameStatus, loads
+from mayi_engine.state import GameStatus
 
+from . import codec
 from .games import Games, Viewer, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository
@@ -91,6 +92,7 @@ class Bots:
         games: Games,
         *,
         secret_overlap: float = 24 * 3600,
+        idle_ttl: int = 0,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
@@ -100,6 +102,12 @@ class Bots:
         self.clock = clock
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
+        #: A bot's keys expire after this many seconds without a request made with its token
+        #: (0: never). The token lookup is refreshed on every use (GETEX), the rest at most
+        #: once per ``touch_seconds`` per process.
+        self.idle_ttl = idle_ttl
+        self.touch_seconds = 3600.0
+        self._touched: dict[str, float] = {}
         self._wake = self.r.register_script(_WAKE_SCRIPT)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
         #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
@@ -136,7 +144,9 @@ class Bots:
             fields["webhook_url"] = webhook_url
         pipe = self.r.pipeline()
         pipe.hset(self.bot_key(bot_id), mapping=fields)
-        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
+        if self.idle_ttl:
+            pipe.expire(self.bot_key(bot_id), self.idle_ttl)
         pipe.execute()
         return {"bot_id": bot_id, "name": name, "token": token, "webhook_secret": secret, "webhook_url": webhook_url}
 
@@ -144,8 +154,42 @@ class Bots:
         """The bot a token belongs to (``None``: not a bot token, or no longer valid)."""
         if not is_bot_token(token):
             return None
-        found = self.r.get(self.token_key(token_hash(str(token))))
-        return found.decode() if isinstance(found, bytes) else found
+        key = self.token_key(token_hash(str(token)))
+        if not self.idle_ttl:
+            found = self.r.get(key)
+            return found.decode() if isinstance(found, bytes) else found
+        found = self.r.getex(key, ex=self.idle_ttl)  # used: the account lives on
+        if found is None:
+            return None
+        bot_id = found.decode() if isinstance(found, bytes) else str(found)
+        self.touch(bot_id)
+        return bot_id
+
+    def account_keys(self, bot_id: str) -> list[str]:
+        """The keys of a bot's account that expire when it is not used (not its token lookup)."""
+        return [
+            self.bot_key(bot_id),
+            self.games_key(bot_id),
+            self.wake_key(bot_id),
+            self.wake_seq_key(bot_id),
+            f"{self.prefix}:{{bot:{bot_id}}}:deliveries",
+        ]
+
+    def touch(self, bot_id: str, force: bool = False) -> None:
+        """Push back the expiry of the bot's account (at most once per ``touch_seconds`` in
+        this process, unless ``force``)."""
+        if not self.idle_ttl:
+            return
+        now = time.monotonic()
+        if not force and now - self._touched.get(bot_id, -self.touch_seconds) < self.touch_seconds:
+            return
+        if len(self._touched) > 10000:
+            self._touched.clear()
+        self._touched[bot_id] = now
+        pipe = self.r.pipeline(transaction=False)
+        for key in self.account_keys(bot_id):
+            pipe.expire(key, self.idle_ttl)
+        pipe.execute()
 
     def require(self, token: str | None) -> str:
         """The bot id of the caller's token, or 401 naming what is wrong."""
@@ -193,7 +237,7 @@ class Bots:
         token = new_token("bot")
         pipe = self.r.pipeline()
         pipe.delete(self.token_key(token_hash(old_token)))
-        pipe.set(self.token_key(token_hash(token)), bot_id)
+        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
         pipe.hset(self.bot_key(bot_id), "token_hash", token_hash(token))
         pipe.execute()
         return {"bot_id": bot_id, "token": token}
@@ -227,6 +271,8 @@ class Bots:
         seats = self.seats_of(bot_id).get(game_id, [])
         pipe = self.r.pipeline()
         pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
+        if self.idle_ttl:
+            pipe.expire(self.games_key(bot_id), self.idle_ttl)
         pipe.hset(self.game_bots_key(game_id), str(seat), bot_id)
         ttl = self.repo.waiting_ttl or self.repo.finished_ttl
         if ttl:
@@ -244,11 +290,13 @@ class Bots:
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
     # -- decisions ------------------------------------------------------------
-    def decisions(self, bot_id: str, now: float | None = None) -> tuple[list[dict[str, Any]], int]:
+    def decisions(
+        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
         """Every decision waiting for the bot now (one per game and seat that must act), and
-        the number of games it sits in that have not ended."""
+        the number of games it sits in that have not ended (``held``: its seats, if read)."""
         now = self.clock() if now is None else now
-        held = self.seats_of(bot_id)
+        held = self.seats_of(bot_id) if held is None else held
         if not held:
             return [], 0
         pipe = self.r.pipeline(transaction=False)
@@ -264,7 +312,7 @@ class Bots:
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
-            state = loads(record.state)
+            state = codec.load_state(record.state)
             for seat in seats:
                 if not engine.legal_moves(state, seat, now):
                     continue
@@ -284,14 +332,22 @@ class Bots:
         found = self.r.get(self.wake_seq_key(bot_id))
         return int(found) if found else 0
 
+    def _wake_seq_and_seats(self, bot_id: str) -> tuple[int, dict[str, list[int]]]:
+        """:meth:`wake_seq` and :meth:`seats_of` in one round trip (the wake number read first)."""
+        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
+        pipe.get(self.wake_seq_key(bot_id))
+        pipe.hgetall(self.games_key(bot_id))
+        found, raw = pipe.execute()
+        return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
+
     def wait_decisions(self, bot_id: str, wait: float) -> tuple[list[dict[str, Any]], int]:
         """The decisions waiting now; with none, wait up to ``wait`` seconds for one. Also
         returns early when the bot's last game ends (no games left: nothing will come)."""
         deadline = time.monotonic() + wait
         woken = False
         while True:
-            seen = self.wake_seq(bot_id)  # read before looking: a commit after it wakes us
-            found, games = self.decisions(bot_id)
+            seen, held = self._wake_seq_and_seats(bot_id)  # the number read first: a commit after it wakes us
+            found, games = self.decisions(bot_id, held=held)
             left = deadline - time.monotonic()
             if found or left <= 0 or (woken and games == 0):
                 return found, games
@@ -301,18 +357,32 @@ class Bots:
 
     # -- the commit hook --------------------------------------------------------
     def after_commit(self, record: GameRecord) -> None:
-        """Wake the bots of ``record`` (called after every commit of a game): each bot seated
-        there gets a wake entry, so its waiting long-polls look again. A game no bot sits at
-        (most) costs nothing: its record says so."""
-        if not record.meta.bot_seats:
+        """Wake the bots of ``record`` that may have a decision now (called after every
+        commit of a game): each gets a wake entry, so its waiting long-polls look again.
+        A game no bot sits at (most) costs nothing: its record says so."""
+        seats = waking_seats(record)
+        if not seats:
             return
         raw = self.r.hgetall(self.game_bots_key(record.id))
-        if not raw:
-            return
-        for bot_id in {v.decode() for v in raw.values()}:
+        for bot_id in sorted({v.decode() for k, v in raw.items() if int(k) in seats}):
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
             self.deliver(record, raw)
+
+
+def waking_seats(record: GameRecord) -> set[int]:
+    """The bot seats of ``record`` to wake after a commit: those that may have a decision
+    (a claimant the upcard waits for, the seat to act), or all of them once the game is
+    over (a bot's poll then learns it has no game left). The others are left asleep: a
+    commit gives them nothing to do, and a woken poll would only load the game to find
+    that out. (Whether a woken seat has legal moves, its poll works out.)"""
+    bots = record.meta.bot_seats
+    if not bots or record.status == GameStatus.WAITING:
+        return set()
+    if record.status != GameStatus.PLAYING or record.state is None:
+        return set(bots)
+    state = codec.load_state(record.state)
+    return {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

@@ -282,6 +282,8 @@ def _print_leaderboard(result: dict) -> None:
     from rich.table import Table
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=120)  # piped: no terminal width to fit, so never wrap the names
     console.print(
         f"[bold]{result['matches']}[/] matches of [bold]{result['variant']}[/] with {result['workers']} worker(s) "
         f"in {result['seconds']:.1f} s ([bold]{result['matches_per_minute']:.1f}[/] matches a minute)"

@@ -166,7 +166,9 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
     from .house import HouseBots  # house bots: the API seats them, the worker plays them
 
-    bots = games.bots = Bots(repo, games, secret_overlap=settings.webhook_secret_overlap_seconds)
+    bots = games.bots = Bots(
+        repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
+    )
     house = games.house = HouseBots(games, queue)
     games.token_digest = bots.token_digest
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
@@ -188,6 +190,12 @@ def _worker_parts() -> tuple[Games, Clock]:
     url = redis_url(settings.redis_url, settings.data_dir)
     jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
     return game_parts(settings, connect(url))
+
+
+def job_queue(clock: Clock, name: str) -> Queue:
+    """The RQ queue ``name`` on the Redis of the jobs (``clock.jobs``: the ladder's queue, beside
+    the clocks'), or on the games' Redis for a clock made without one."""
+    return Queue(name, connection=clock.jobs if clock.jobs is not None else clock.repo.r)
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:

@@ -100,6 +100,8 @@ class Settings:
     webhook_deliveries_kept: int = 100
     #: Seconds the previous webhook secret still signs (beside the new one) after a rotation.
     webhook_secret_overlap_seconds: int = 24 * 3600
+    #: A bot account not used (no request with its token) for this many seconds is deleted (0: never).
+    bot_idle_ttl: int = 90 * 24 * 3600
     #: The bot ladder (docs/ladder.md). How often the workers queue a matchmaking job per variant.
     ladder_every_seconds: float = 5.0
     #: A match job's lease: another worker resumes a match whose job has not renewed it this long.

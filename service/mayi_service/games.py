@@ -165,6 +165,9 @@ class Games:
                 "filled expires",
                 limit=limit,
             )
+        if record.deadline is not None and self.on_commit is not None:
+            # In the sweeper's index first: should this process die before the clock job is queued.
+            self.repo.index_clock(game_id, math.ceil(record.deadline))
         self.repo.create(record, tokens, events, meta.created_at)
         if self.after_commit is not None:  # bot platform hook
             self.after_commit(record)
@@ -261,6 +264,10 @@ class Games:
         """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step."""
         if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
+        if change.clock is not None and before.clock_at is None and self.on_commit is not None:
+            # A game's first clock (it starts): in the sweeper's index before the commit, so that a
+            # process that dies between the commit and queueing the clock job leaves it to the sweeper.
+            self.repo.index_clock(before.id, change.clock)
         _, clock_at = self.repo.commit(before.id, before.version, change, now)
         if before.status != after.status:
             self.repo.index(after, before.status)

@@ -30,7 +30,8 @@ Redis keys, all of one variant under one hash tag ``{ladder:<variant>}`` (one cl
 ``ratings`` (hash entrant → JSON), ``last`` (hash entrant → when it was last matched),
 ``match:<id>`` (JSON), ``open`` (set of unfinished match ids), ``done`` (sorted set of
 finished match ids by completion number), ``seq``, ``rev`` (bumped by every rating
-change), ``history:<entrant>`` (list of JSON), ``lease:<id>``, ``tick``.
+change), ``history:<entrant>`` (list of JSON), ``lease:<id>``, ``attempts`` and ``queued``
+(hashes match → runs queued again by the sweep, and when), ``tick``.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ PROVISIONAL_GAMES = 10
 EXPLORE = 0.2
 #: History entries kept per bot and variant.
 HISTORY_KEEP = 1000
+#: Finished matches kept per variant (the oldest are dropped; their games expire on their own).
+MATCHES_KEEP = 10_000
 #: Plackett-Luce parameters (openskill's defaults; docs/ladder.md says why).
 MU = 25.0
 SIGMA = MU / 3
@@ -344,7 +347,6 @@ class Ladder:
             "status": "playing",
             "created_at": self.clock(),
             "finished_at": None,
-            "attempt": 1,
             "seats": [
                 {
                     "seat": seat,
@@ -393,21 +395,28 @@ class Ladder:
             if match is None or match["status"] == "finished":
                 self.r.srem(self.key(variant, "open"), match_id)
                 continue
-            if self.clock() - float(match.get("queued_at") or match["created_at"]) < grace:
+            queued = self.r.hget(self.key(variant, "queued"), match_id)
+            if self.clock() - float(queued or match["created_at"]) < grace:
                 continue  # its job may not have started yet
             if self.queue is not None:
                 try:
-                    status = Job.fetch(f"match-{match_id}-{match['attempt']}", connection=self.queue.connection)
-                    if status.get_status(refresh=False) in ("queued", "scheduled", "deferred"):
+                    job = Job.fetch(
+                        f"match-{match_id}-{self.attempts(variant, match_id)}", connection=self.queue.connection
+                    )
+                    if job.get_status(refresh=False) in ("queued", "scheduled", "deferred"):
                         continue  # waiting for a free worker
                 except NoSuchJobError:
                     pass
-            match["attempt"] = int(match["attempt"]) + 1
-            match["queued_at"] = self.clock()
-            self.r.set(self.key(variant, f"match:{match_id}"), codec.dump(match))
-            self._enqueue(variant, match_id, int(match["attempt"]))
+            # Counted apart from the match record, which only its creation and its result write.
+            attempt = 1 + int(self.r.hincrby(self.key(variant, "attempts"), match_id, 1))
+            self.r.hset(self.key(variant, "queued"), match_id, repr(self.clock()))
+            self._enqueue(variant, match_id, attempt)
             found.append(match_id)
         return found
+
+    def attempts(self, variant: str, match_id: str) -> int:
+        """How many runs of the match were queued (1: only the first)."""
+        return 1 + int(self.r.hget(self.key(variant, "attempts"), match_id) or 0)
 
     # -- a match ----------------------------------------------------------------
     def match(self, variant: str, match_id: str) -> dict[str, Any] | None:
@@ -635,7 +644,19 @@ class Ladder:
             result = int(self._apply(keys=keys, args=[rev, codec.dump(finished), len(seats), *updates, HISTORY_KEEP]))
             if result == -1:
                 continue  # another match's ratings were applied meanwhile: read again
+            if result > MATCHES_KEEP:
+                self._forget_old(variant)
             return result > 0
+
+    def _forget_old(self, variant: str) -> None:
+        """Drop the finished matches beyond the newest :data:`MATCHES_KEEP`."""
+        done = self.key(variant, "done")
+        old = [i.decode() for i in self.r.zrange(done, 0, -MATCHES_KEEP - 1)]
+        if old:
+            self.r.delete(*[self.key(variant, f"match:{i}") for i in old])
+            self.r.hdel(self.key(variant, "attempts"), *old)
+            self.r.hdel(self.key(variant, "queued"), *old)
+            self.r.zrem(done, *old)
 
     # -- reading ----------------------------------------------------------------
     def ratings(self, variant: str) -> dict[str, dict[str, Any]]:
@@ -726,14 +747,11 @@ def ladder_queue_name(settings: Settings) -> str:
 
 @lru_cache(maxsize=1)
 def _worker_ladder() -> Ladder:
-    from rq import Queue
-
-    from .clock import _worker_parts
+    from .clock import _worker_parts, job_queue
 
     games, clock = _worker_parts()
     settings = Settings.from_env()
-    jobs = getattr(clock, "jobs", None) or (clock.queue.connection if clock.queue is not None else games.repo.r)
-    return Ladder(games, settings, Queue(ladder_queue_name(settings), connection=jobs))
+    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
 
 
 def run_match_job(variant: str, match_id: str) -> str:

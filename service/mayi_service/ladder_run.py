@@ -16,11 +16,9 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from rq import Queue
-
 from mayi_engine.rules import get_rules
 
-from .clock import game_parts
+from .clock import game_parts, job_queue
 from .config import Settings
 from .ladder import Ladder, ladder_queue_name
 from .processes import die_with_parent
@@ -86,8 +84,7 @@ def run_local_ladder(
     )
     client = connect(url)
     games, clock = game_parts(settings, client)
-    jobs = getattr(clock, "jobs", None) or client
-    ladder = Ladder(games, settings, Queue(ladder_queue_name(settings), connection=jobs))
+    ladder = Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
     copies = math.ceil(max(sizes) / len(mayi_bots.NAMES))
     ladder.enter_house(variant, copies=copies)
     for entry in ladder.entries(variant):

@@ -36,7 +36,8 @@ seconds after its last change; a finished game (replay included) ``finished_ttl`
 seconds after its end; a game in play never (its clock plays it out). Index entries
 of expired games are dropped by :meth:`GameRepository.prune_indexes` (the sweeper).
 
-Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
+A request with a token reads the game hash and its token map in one call
+(:data:`LOAD_SCRIPT`). Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
 version read before the engine ran and writes the new state, version, events,
 tokens and idempotency record in one atomic step (optimistic concurrency: a
 caller that lost the race reloads and tries again).

@@ -461,7 +461,8 @@ def _sentinel_client(url: str, options: dict[str, Any], setting: str) -> redis.R
     options.pop("connection_class", None)
     sentinel = Sentinel(
         nodes.hosts,
-        sentinel_kwargs={"socket_timeout": COMMAND_TIMEOUT, "password": nodes.password, "username": nodes.username},
+        # The URL's credentials are the primary's; the Sentinels are asked without any.
+        sentinel_kwargs={"socket_timeout": COMMAND_TIMEOUT},
         socket_timeout=COMMAND_TIMEOUT,
     )
     connection_class = _SSLConnection if nodes.tls else _Connection

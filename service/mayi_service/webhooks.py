@@ -36,6 +36,7 @@ import http.client
 import ipaddress
 import json
 import logging
+import math
 import socket
 import ssl
 import time
@@ -194,8 +195,10 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """An HTTPS connection to a checked address, with the URL's host for SNI and the
     certificate check."""
 
-    def __init__(self, address: str, port: int, server_name: str, timeout: float) -> None:
-        super().__init__(address, port, timeout=timeout, context=ssl.create_default_context())
+    def __init__(
+        self, address: str, port: int, server_name: str, timeout: float, context: ssl.SSLContext | None = None
+    ) -> None:
+        super().__init__(address, port, timeout=timeout, context=context or ssl.create_default_context())
         self.server_name = server_name
 
     def connect(self) -> None:
@@ -218,14 +221,21 @@ class Outcome:
 
 
 def post(
-    target: Target, body: bytes, headers: dict[str, str], connect_seconds: float, read_seconds: float, max_bytes: int
+    target: Target,
+    body: bytes,
+    headers: dict[str, str],
+    connect_seconds: float,
+    read_seconds: float,
+    max_bytes: int,
+    context: ssl.SSLContext | None = None,
 ) -> Outcome:
     """POST ``body`` to ``target``: at most ``connect_seconds`` to connect, then at most
     ``read_seconds`` for the whole answer (status, headers and up to ``max_bytes`` of body).
-    Redirects are not followed (a 3xx is a failure)."""
+    Redirects are not followed (a 3xx is a failure). ``context``: the TLS settings (default:
+    the system's certificate authorities, the certificate checked for the URL's host)."""
     conn: http.client.HTTPConnection
     if target.scheme == "https":
-        conn = _PinnedHTTPSConnection(target.address, target.port, target.host, connect_seconds)
+        conn = _PinnedHTTPSConnection(target.address, target.port, target.host, connect_seconds, context)
     else:
         conn = _PinnedHTTPConnection(target.address, target.port, connect_seconds)
     default_port = 443 if target.scheme == "https" else 80
@@ -301,6 +311,9 @@ class Webhooks:
         self.queue = queue
         self.settings = settings
         self.clock = clock
+        #: RQ's bound on one attempt (a receiver dripping its answer a byte at a time cannot
+        #: hold a worker for longer): the timeouts, plus time for the lookup and the log.
+        self.job_timeout = math.ceil(settings.webhook_connect_seconds + settings.webhook_read_seconds) + 10
 
     def log_key(self, bot_id: str) -> str:
         return f"{self.repo.prefix}:{{bot:{bot_id}}}:deliveries"
@@ -342,7 +355,7 @@ class Webhooks:
             seat,
             1,
             job_id=f"webhook-{game_id}-{version}-{seat}-1",
-            job_timeout=60,
+            job_timeout=self.job_timeout,
             result_ttl=0,
             failure_ttl=3600,
         )
@@ -450,7 +463,7 @@ class Webhooks:
                     seat,
                     attempt + 1,
                     job_id=f"webhook-{game_id}-{version}-{seat}-{attempt + 1}",
-                    job_timeout=60,
+                    job_timeout=self.job_timeout,
                     result_ttl=0,
                     failure_ttl=3600,
                 )

@@ -1,4 +1,4 @@
-"""Webhook bots finish whole games against a live ``mayi serve`` (gunicorn, its RQ job
+"""Webhook bots finish whole games (with a house bot) against a live ``mayi serve`` (gunicorn, its RQ job
 worker sending the deliveries, an embedded Redis): each bot is the SDK's
 ``WebhookReceiver`` on a loopback port, answering through the ``Client``."""
 
@@ -27,7 +27,11 @@ GAME_CAP = 600.0
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    env = {"MAYI_WEBHOOK_ALLOW_PRIVATE": "true", "MAYI_RATE_LIMITS_ENABLED": "false"}
+    env = {
+        "MAYI_WEBHOOK_ALLOW_PRIVATE": "true",
+        "MAYI_RATE_LIMITS_ENABLED": "false",
+        "MAYI_SCHEDULE_CLOCK_JOBS": "true",  # the worker plays the house bots through jobs
+    }
     with ready_server(tmp_path, env, worker=True) as server:
         yield server
 
@@ -76,7 +80,9 @@ class _Recording(Bot):
 
 
 @pytest.mark.parametrize("variant", ["may_i", "shanghai"])
-def test_webhook_bots_finish_a_whole_game_of_each_variant(served: Served, receivers: _Receivers, variant: str) -> None:
+def test_webhook_bots_finish_a_whole_game_of_each_variant_with_a_house_bot(
+    served: Served, receivers: _Receivers, variant: str
+) -> None:
     base = served.url
     start = LAST_TWO[variant]
     with Client(base) as anon:
@@ -84,7 +90,7 @@ def test_webhook_bots_finish_a_whole_game_of_each_variant(served: Served, receiv
     clients: list[Client] = []
     apps: list[WebhookReceiver] = []
     bots: list[_Recording] = []
-    for i in range(3):
+    for i in range(2):
         with Client(base) as anon:
             account = anon.register_bot(f"hook{i}")
         client = Client(base, account.token)
@@ -97,14 +103,20 @@ def test_webhook_bots_finish_a_whole_game_of_each_variant(served: Served, receiv
         bots.append(bot)
     for i, client in enumerate(clients):
         assert client.take_seat(game_id, f"hook{i}").seat == i
+    with Client(base) as anon:
+        assert anon.take_seat(game_id, house_bot="greedy").seat == 2  # the worker plays it
     end = time.monotonic() + GAME_CAP
     while clients[0].get_game(game_id).status != "finished" and time.monotonic() < end:
         time.sleep(0.5)
     final = clients[0].get_game(game_id)
     assert final.status == "finished", f"the game did not finish within the cap:\n{served.stderr()[-3000:]}"
     assert [r.round for r in final.results] == [start, start + 1]
-    # Only the webhooks could have played it (no polling, clocks of ten minutes).
-    assert sum(a.stats.moves for a in apps) > 20 and all(b.asked > 0 for b in bots)
+    # Only the webhooks played the bots' seats (no polling; clocks of ten minutes: none ran out).
+    assert sum(a.stats.moves for a in apps) > 10 and all(b.asked > 0 for b in bots)
+    events: list[Any] = []
+    while page := clients[0].get_events(game_id, after=events[-1].seq if events else 0).events:
+        events += page
+    assert events[-1].type == "game_ended" and not [e for e in events if e.timeout]
     assert all(a.stats.failures == 0 and a.stats.refused == 0 for a in apps)
     log = clients[0].get_deliveries()
     assert log and all(d.delivered and d.status == 204 for d in log)

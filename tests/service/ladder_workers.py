@@ -12,17 +12,15 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
-from rq import Queue
 from serving import MAYI, STOP_SECONDS, kill_all_in
 
-from mayi_service.clock import game_parts
+from mayi_service.clock import game_parts, job_queue
 from mayi_service.config import Settings
 from mayi_service.ladder import Ladder, ladder_queue_name
 from mayi_service.store import connect
@@ -51,9 +49,8 @@ def ladder_settings(redis_url: str, **changes: Any) -> Settings:
 
 
 def make_ladder(settings: Settings) -> Ladder:
-    client = connect(settings.redis_url)
-    games, _ = game_parts(settings, client)
-    return Ladder(games, settings, Queue(ladder_queue_name(settings), connection=client))
+    games, clock = game_parts(settings, connect(settings.redis_url))
+    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -125,7 +122,7 @@ def workers(tmp_path: Path, settings: Settings) -> Iterator[Callable[[], Worker]
             kill_all_in(workdir)
 
 
-def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, logs: list[Worker] = ()) -> Any:  # type: ignore[assignment]
+def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, logs: Sequence[Worker] = ()) -> Any:
     """Poll ``predicate`` until it is true; fail naming ``what`` after ``cap`` seconds."""
     end = time.monotonic() + cap
     while time.monotonic() < end:
@@ -137,7 +134,3 @@ def wait_for(predicate: Callable[[], Any], what: str, cap: float = MATCH_CAP, lo
     if not found:
         pytest.fail(f"{what}: not within {cap} s\n" + "\n".join(w.output()[-3000:] for w in logs))
     return found
-
-
-def jobs_redis(settings: Settings) -> redis.Redis:
-    return redis.Redis.from_url(settings.redis_url)

@@ -424,6 +424,44 @@ def test_the_sweeper_repairs_a_lost_clock_job_on_a_cluster(
             kill_all_in(workdir)
 
 
+def test_a_crash_between_the_commit_and_the_clock_job_is_repaired_by_the_sweeper(
+    stores: tuple[Cluster, RedisProcess],
+) -> None:
+    """A process dies right after a game's commit, before it queues the game's clock job
+    (here: the hook that queues it raises), when the game starts (created full, or its last
+    seat taken): the sweeper finds the game and plays its timeouts."""
+    from mayi_service.clock import game_parts
+
+    cluster, jobs = stores
+    settings = Settings(redis_url=cluster.url, jobs_redis_url=jobs.url, queue_name=f"q{time.time_ns()}")
+    games, clock = game_parts(settings, connect(cluster.url))
+
+    def crash(record: Any, at: int) -> None:
+        raise RuntimeError("the process died before queueing the clock job")
+
+    games.on_commit = crash
+    quick = {"claim_seconds": 1, "turn_seconds": 1}
+    players = [{"name": n} for n in ("Ann", "Bob", "Cy")]
+    with pytest.raises(RuntimeError):
+        games.create({"variant": "may_i", "seats": 3, "options": quick, "players": players})
+    waiting, _ = games.create({"variant": "may_i", "seats": 3, "options": quick, "players": players[:2]})
+    with pytest.raises(RuntimeError):
+        games.take_seat(waiting.id, "Cy", None)
+    started = games.repo.list_ids(["playing"], None, 0, 10)[0]
+    assert len(started) == 2 and waiting.id in started
+    versions = {g: games.load(g).version for g in started}
+    queued = redis.Redis.from_url(jobs.url)
+    assert queued.zcard(f"rq:scheduled:{settings.queue_name}") == 0  # no clock job was queued
+    queued.close()
+
+    def repaired() -> bool:
+        clock.sweep(games)
+        return all(games.load(g).version > v for g, v in versions.items())
+
+    assert wait_until(repaired, RECOVER_SECONDS, 0.5)
+    games.repo.r.close()
+
+
 def test_complete_games_through_a_primary_outage(tmp_path: Path, stores: tuple[Cluster, RedisProcess]) -> None:
     """Games of both variants are played over HTTP; mid-game the primary holding the first
     game is killed (SIGKILL): /healthz and every request answer 503 with Retry-After, never

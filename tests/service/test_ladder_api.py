@@ -31,7 +31,8 @@ def test_a_bot_enters_plays_through_the_api_and_reads_its_ladder(app: Any, live_
         assert row.rating == pytest.approx(row.mu - 3 * row.sigma, abs=1e-3)
 
         # A match with two house bots, played in-process here; the bot answers through the API.
-        ladder = make_ladder(replace(settings, ladder_start_round=7, ladder_players=("3",)))
+        long_clocks = {"ladder_turn_seconds": 600.0, "ladder_claim_seconds": 600.0}  # a loaded machine never times out
+        ladder = make_ladder(replace(settings, ladder_start_round=7, ladder_players=("3",), **long_clocks))
         ladder.queue = None
         ladder.enter_house(VARIANT, copies=2)
         (match_id,) = ladder.matchmake(VARIANT)

@@ -34,6 +34,7 @@ def test_every_module_is_served_and_nothing_comes_from_elsewhere(client: Any) ->
     assert {p.suffix for p in files} == {".html", ".js", ".css"}
     for path in files:
         text = path.read_text(encoding="utf-8")
+        text = text.replace('"http://www.w3.org/2000/svg"', "")  # a namespace's name, not a request
         assert not re.search(r"(?:https?:)?//[a-z0-9.-]+\.[a-z]{2,}/", text, re.I), f"{path.name} names another site"
         assert "innerHTML" not in text and "insertAdjacentHTML" not in text and "eval(" not in text, path.name
         for imported in re.findall(r'from "\./([a-z]+\.js)"', text):

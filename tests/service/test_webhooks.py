@@ -515,3 +515,49 @@ def test_an_oversize_answer_is_cut(app: Any, client: Any, worker_env: None) -> N
         assert log[0]["response_truncated"] is True
     finally:
         big.stop()
+
+
+@pytest.fixture
+def tls_server(tmp_path: Any) -> Iterator[tuple[Receiver, str, list[str]]]:
+    """A receiver behind TLS with a self-signed certificate for ``bot.example``; the names
+    clients asked for (SNI) are recorded."""
+    import ssl
+    import subprocess
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=bot.example",
+         "-addext", "subjectAltName=DNS:bot.example", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    names: list[str] = []
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(name)  # type: ignore[assignment,misc]
+    receiver = Receiver()
+    receiver.server.socket = context.wrap_socket(receiver.server.socket, server_side=True)
+    try:
+        yield receiver, str(cert), names
+    finally:
+        receiver.stop()
+
+
+def test_https_goes_to_the_checked_address_with_sni_and_the_certificate_checked_for_the_urls_host(
+    tls_server: tuple[Receiver, str, list[str]],
+) -> None:
+    import ssl
+
+    receiver, cert, names = tls_server
+    port = receiver.server.server_port
+    trusting = ssl.create_default_context(cafile=cert)
+    target = webhooks.Target("https", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
+    outcome = webhooks.post(target, b"{}", {"webhook-id": "msg_tls"}, 5.0, 5.0, 1000, trusting)
+    assert outcome.ok, outcome
+    assert names == ["bot.example"] and receiver.requests[0][0]["host"] == f"bot.example:{port}"
+    # A certificate for another name, or one no authority signed, fails the attempt.
+    other = webhooks.Target("https", "evil.example", port, "127.0.0.1", "/hook")
+    mismatch = webhooks.post(other, b"{}", {}, 5.0, 5.0, 1000, trusting)
+    assert not mismatch.ok and "could not connect" in (mismatch.error or "")
+    untrusted = webhooks.post(target, b"{}", {}, 5.0, 5.0, 1000)
+    assert not untrusted.ok and "CERTIFICATE_VERIFY_FAILED" in (untrusted.error or "")
+    assert len(receiver.requests) == 1

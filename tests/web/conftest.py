@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright import sync_api as playwright_api
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # web_helpers, next to this file
 
@@ -32,28 +33,21 @@ ARGS = [
 ]
 #: Playwright's waits (ms): generous, for a loaded machine; they end as soon as the state shows.
 TIMEOUT_MS = 30_000
-#: Every page of every test comes from one address (127.0.0.1), and a closed page's event
-#: stream may be counted until the server next writes to it: no per-client caps here.
-SERVER_ENV = {
-    "MAYI_RATE_LIMITS_ENABLED": "false",
-    "MAYI_MAX_STREAMS_PER_CLIENT": "1000",
-    "MAYI_MAX_WAITS_PER_CLIENT": "1000",
-    "MAYI_SCHEDULE_CLOCK_JOBS": "true",  # house bots need the job worker
-    # Streams end after 6 s (300 s in production): every page reconnects and resumes with
-    # Last-Event-ID again and again, and a test can drop a page's connection by going offline.
-    "MAYI_SSE_MAX_SECONDS": "6",
-}
 ARTIFACTS = Path(os.environ.get("MAYI_WEB_ARTIFACTS", Path(__file__).resolve().parents[2] / "artifacts" / "web"))
 
-playwright_api = pytest.importorskip("playwright.sync_api", reason="playwright is in the test extras")
-if not CHROMIUM.exists():
-    pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)", allow_module_level=True)
+
+@pytest.fixture(scope="session", autouse=True)
+def _chromium() -> None:
+    """Skip (before starting anything) where Debian's Chromium is not installed."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)")
 
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests."""
     from serving import ready_server
+    from web_helpers import SERVER_ENV
 
     with ready_server(
         tmp_path_factory.mktemp("web"),

@@ -67,6 +67,11 @@ def test_a_spectator_sees_no_hidden_card(served: Any, new_page: Any, shots: Any)
     shown = set(page.locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)"))
     allowed = {c for m in public["melds"] for c in m["cards"]} | {public["discard_top"], public["upcard"]}
     assert shown <= allowed, shown - allowed
+    # The events, by SSE too, carry nothing private: nobody's dealt hand, nobody's drawn card.
+    drew = page.locator(".events li[data-type='drew']").all_inner_texts()
+    dealt = page.locator(".events li[data-type='dealt']").all_inner_texts()
+    assert drew and all(text.endswith("draws from the stock.") for text in drew), drew
+    assert all(text.endswith("is dealt a hand.") for text in dealt), dealt
     # The network: no token went out, and nothing private came back.
     assert sent and not any("authorization" in headers for headers in sent)
     assert bodies and all(not private_keys(body) for _, body in bodies), [u for u, b in bodies if private_keys(b)]

@@ -1,0 +1,222 @@
+// The bot ladder (docs/ladder.md): the leaderboard of a variant, its recent matches, and a
+// bot's rating history. Read-only: bots enter through the API with their own tokens.
+import { api } from "./api.js";
+import { h, replace } from "./dom.js";
+
+const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
+
+const ladder = {
+  board: (variant) => api("GET", `/v1/ladder?variant=${variant}`),
+  matches: (variant, status) => api("GET", `/v1/ladder/matches?variant=${variant}&status=${status}&limit=20`),
+  history: (variant, botId) => api("GET", `/v1/ladder/bots/${encodeURIComponent(botId)}/history?variant=${variant}&limit=100`),
+};
+
+const fixed = (x, digits = 1) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
+const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() : "—");
+
+/** `#/ladder[/VARIANT[/bot/BOT_ID]]`. */
+export function mountLadder(root, variant, botId) {
+  if (!VARIANTS[variant]) variant = "may_i";
+  const st = { closed: false };
+  const load = () => (botId ? showBot(root, st, variant, botId) : showBoard(root, st, variant));
+  replace(root, h("h1", {}, "Ladder"), h("p", { class: "muted" }, "Loading…"));
+  load();
+  const timer = setInterval(load, 10000);
+  return () => {
+    st.closed = true;
+    clearInterval(timer);
+  };
+}
+
+function tabs(variant, botId) {
+  return h(
+    "nav",
+    { class: "tabs", "aria-label": "Variant" },
+    Object.entries(VARIANTS).map(([key, label]) =>
+      h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-pressed": String(key === variant) }, label),
+    ),
+  );
+}
+
+function problem(root, title, error) {
+  replace(root, h("h1", {}, title), h("p", { class: "problem", text: error.detail || String(error) }));
+}
+
+async function showBoard(root, st, variant) {
+  let board;
+  let finished;
+  let playing;
+  try {
+    [board, finished, playing] = await Promise.all([ladder.board(variant), ladder.matches(variant, "finished"), ladder.matches(variant, "playing")]);
+  } catch (error) {
+    return problem(root, "Ladder", error);
+  }
+  if (st.closed) return;
+  const names = new Map(board.standings.map((s) => [s.bot_id, s.name]));
+  replace(
+    root,
+    h("h1", {}, `Ladder · ${VARIANTS[variant]}`),
+    tabs(variant, null),
+    h(
+      "p",
+      { class: "muted" },
+      "Bots play each other around the clock; the board orders them by a conservative rating (mu − 3 sigma). Bots enter with their token: ",
+      h("a", { href: "/docs/" }, "POST /v1/ladder/entries"),
+      ".",
+    ),
+    h(
+      "section",
+      { "aria-label": "Leaderboard" },
+      h("h2", {}, "Leaderboard"),
+      board.standings.length
+        ? h(
+            "table",
+            { class: "game-list leaderboard" },
+            h("thead", {}, h("tr", {}, ["#", "Bot", "Rating", "mu ± sigma", "Games", "Wins", "Mean score"].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "tbody",
+              {},
+              board.standings.map((s) =>
+                h(
+                  "tr",
+                  { dataset: { bot: s.bot_id } },
+                  h("td", {}, String(s.rank)),
+                  h("td", { class: "names" }, h("a", { href: `#/ladder/${variant}/bot/${encodeURIComponent(s.bot_id)}` }, s.name), s.house ? h("span", { class: "badge" }, "house") : null, s.provisional ? h("span", { class: "badge", title: "fewer than 10 games" }, "provisional") : null),
+                  h("td", { class: "rating" }, fixed(s.rating, 2)),
+                  h("td", {}, `${fixed(s.mu, 1)} ± ${fixed(s.sigma, 1)}`),
+                  h("td", {}, String(s.games)),
+                  h("td", {}, String(s.wins)),
+                  h("td", {}, fixed(s.mean_score, 1)),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "muted" }, "Nobody has entered this ladder yet."),
+    ),
+    matchesSection("Playing now", playing.matches, names, variant),
+    matchesSection("Recent matches", finished.matches, names, variant),
+  );
+}
+
+function matchesSection(title, matches, names, variant) {
+  return h(
+    "section",
+    { "aria-label": title, class: "matches" },
+    h("h2", {}, title),
+    matches.length
+      ? h(
+          "table",
+          { class: "game-list" },
+          h("thead", {}, h("tr", {}, ["Match", "Players", ""].map((c) => h("th", { scope: "col" }, c)))),
+          h(
+            "tbody",
+            {},
+            matches.map((m) => {
+              const seats = m.standings || m.seats;
+              const order = [...seats].sort((a, b) => (a.place || 0) - (b.place || 0));
+              return h(
+                "tr",
+                { dataset: { match: m.match_id, game: m.game_id } },
+                h("td", {}, when(m.finished_at || m.created_at)),
+                h(
+                  "td",
+                  { class: "names" },
+                  order.map((s, i) => [
+                    i ? ", " : "",
+                    h("a", { href: `#/ladder/${variant}/bot/${encodeURIComponent(s.bot_id)}` }, s.name || names.get(s.bot_id) || s.bot_id),
+                    s.place ? ` (${ordinal(s.place)}, ${s.score} pts, ${signed(s.rating_after - s.rating_before)})` : "",
+                  ]),
+                ),
+                h(
+                  "td",
+                  { class: "links" },
+                  m.status === "finished"
+                    ? h("a", { href: `#/replay/${encodeURIComponent(m.game_id)}`, class: "button" }, "Replay")
+                    : h("a", { href: `#/watch/${encodeURIComponent(m.game_id)}`, class: "button" }, "Watch"),
+                ),
+              );
+            }),
+          ),
+        )
+      : h("p", { class: "muted" }, "None."),
+  );
+}
+
+function ordinal(n) {
+  return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th");
+}
+
+function signed(x) {
+  return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+}
+
+async function showBot(root, st, variant, botId) {
+  let history;
+  let board;
+  try {
+    [history, board] = await Promise.all([ladder.history(variant, botId), ladder.board(variant)]);
+  } catch (error) {
+    return problem(root, "Ladder", error);
+  }
+  if (st.closed) return;
+  const standing = board.standings.find((s) => s.bot_id === botId);
+  const name = standing ? standing.name : botId;
+  const points = history.history;
+  replace(
+    root,
+    h("h1", {}, `${name} · ${VARIANTS[variant]} ladder`),
+    tabs(variant, botId),
+    h("p", {}, h("a", { href: `#/ladder/${variant}` }, "The leaderboard")),
+    standing ? h("p", { class: "meta" }, `Rank ${standing.rank} · rating ${fixed(standing.rating, 2)} · ${standing.games} games, ${standing.wins} wins`) : h("p", { class: "muted" }, "Not on this ladder now."),
+    points.length ? sparkline(points.map((p) => p.rating)) : null,
+    h(
+      "section",
+      { "aria-label": "Rating history" },
+      h("h2", {}, "Rating history"),
+      points.length
+        ? h(
+            "table",
+            { class: "game-list history" },
+            h("thead", {}, h("tr", {}, ["When", "Place", "Score", "Rating", "mu ± sigma", ""].map((c) => h("th", { scope: "col" }, c)))),
+            h(
+              "tbody",
+              {},
+              [...points].reverse().map((p) =>
+                h(
+                  "tr",
+                  { dataset: { match: p.match_id } },
+                  h("td", {}, when(p.at)),
+                  h("td", {}, `${ordinal(p.place)} of ${p.players}`),
+                  h("td", {}, String(p.score)),
+                  h("td", {}, fixed(p.rating, 2)),
+                  h("td", {}, `${fixed(p.mu, 1)} ± ${fixed(p.sigma, 1)}`),
+                  h("td", {}, h("a", { href: `#/replay/${encodeURIComponent(p.game_id)}`, class: "button" }, "Replay")),
+                ),
+              ),
+            ),
+          )
+        : h("p", { class: "muted" }, "No rated match yet."),
+    ),
+  );
+}
+
+/** The rating after each match, as a small line chart (SVG built in the DOM: no inline style). */
+function sparkline(values) {
+  const NS = "http://www.w3.org/2000/svg";
+  const width = 300;
+  const height = 60;
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const span = high - low || 1;
+  const x = (i) => (values.length === 1 ? width / 2 : (i * (width - 8)) / (values.length - 1) + 4);
+  const y = (v) => height - 4 - ((v - low) * (height - 8)) / span;
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("class", "sparkline");
+  svg.setAttribute("role", "img");
+  svg.setAttribute("aria-label", `Rating from ${fixed(values[0], 2)} to ${fixed(values[values.length - 1], 2)} over ${values.length} matches`);
+  const line = document.createElementNS(NS, "polyline");
+  line.setAttribute("points", values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
+  svg.appendChild(line);
+  return svg;
+}
