@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -67,8 +68,16 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Note each phase's report on the test item (``new_page`` saves the pages of a failed test)."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    setattr(item, f"report_{report.when}", report)
+
+
 @pytest.fixture
-def new_page(browser: Any) -> Iterator[Any]:
+def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """``new_page(width=1280, height=900)``: a page in a fresh browser context (its own
     localStorage, like another person's browser); every page's script errors, and anything
     its Content-Security-Policy refused, fail the test."""
@@ -88,6 +97,15 @@ def new_page(browser: Any) -> Iterator[Any]:
     try:
         yield make
     finally:
+        report = getattr(request.node, "report_call", None)
+        if report is not None and report.failed:  # what each page showed, as artefacts
+            folder = ARTIFACTS / request.node.name
+            folder.mkdir(parents=True, exist_ok=True)
+            for number, context in enumerate(contexts):
+                for page in context.pages:
+                    with suppress(Exception):
+                        page.screenshot(path=str(folder / f"failed-{number}.png"), full_page=True)
+                        (folder / f"failed-{number}.txt").write_text(page.url + "\n\n" + page.inner_text("body"))
         for context in contexts:
             context.close()
     assert not errors, f"errors in the page: {errors}"

@@ -45,11 +45,9 @@ def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -
     page.get_by_label("Game", exact=True).select_option("may_i")
     page.get_by_label("Seats", exact=True).fill("4")
     bot_choice = page.get_by_label("Fill the other seats with house bots", exact=True)
-    if bots:
-        expect(bot_choice.locator("option[value='random']")).to_have_count(1)  # the service's names have loaded
-        bot_choice.select_option("random")
-    else:
-        bot_choice.select_option("")
+    bot_choice.select_option("random" if bots else "")  # a choice made before the names load stands
+    expect(bot_choice.locator("option[value='random']")).to_have_count(1)  # the service's names have loaded
+    expect(bot_choice).to_have_value("random" if bots else "")
     page.get_by_label("Claim window (s)", exact=True).fill("600")
     page.get_by_label("Turn clock (s)", exact=True).fill("600")
     page.locator("details.test-setup summary").click()

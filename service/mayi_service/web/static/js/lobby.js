@@ -21,7 +21,8 @@ function field(label, input, hint) {
 
 /** The options of a house-bot select, from the service's names (greedy first choice if offered). */
 export function fillBotOptions(select, names, before = "", after = "") {
-  const preferred = names.includes("greedy") ? "greedy" : names[0];
+  // The names may arrive after the person chose: their choice stands.
+  const preferred = select.dataset.chosen ? null : names.includes("greedy") ? "greedy" : names[0];
   for (const name of names) select.appendChild(h("option", { value: name, selected: name === preferred }, before + name + after));
 }
 
@@ -31,7 +32,7 @@ function createForm() {
   const nameIn = h("input", { name: "name", id: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
   const claimIn = h("input", { name: "claim_seconds", id: "claim-seconds", type: "number", min: 1, max: 86400, step: "any", value: 15 });
   const turnIn = h("input", { name: "turn_seconds", id: "turn-seconds", type: "number", min: 1, max: 86400, step: "any", value: 60 });
-  const bots = h("select", { name: "bots", id: "bots" }, h("option", { value: "" }, "no: wait for people"));
+  const bots = h("select", { name: "bots", id: "bots", onchange: (e) => (e.target.dataset.chosen = "true") }, h("option", { value: "" }, "no: wait for people"));
   houseBotNames().then((names) => fillBotOptions(bots, names, "yes: ", " bots"));
   const seed = h("input", { name: "seed", id: "seed", pattern: "[0-9a-fA-F]{32,128}", placeholder: "32 to 128 hex digits" });
   const startRound = h("input", { name: "start_round", id: "start-round", type: "number", min: 1, max: 8 });
