@@ -221,9 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(table(summary))
     if args.json:
-        print(
-            json.dumps({"seconds": seconds, "workers": args.workers, "seed": args.seed, "results": summary}, indent=2)
-        )
+        run = {"seconds": seconds, "cpu_seconds": cpu, "workers": args.workers, "seed": args.seed}
+        print(json.dumps({**run, "results": summary}, indent=2))
     return 0
 
 

@@ -33,7 +33,7 @@ from itertools import combinations, product
 from mayi_sdk import Bot, GameView, LegalMove
 from mayi_sdk.helpers import EngineMissing, engine, is_meld
 
-from .cards import CODES, JOKER, fitting, joker_limit, order, points
+from .cards import CODES, JOKER, fitting, joker_limit, order, points, rank, suit
 
 #: Most copies of a card in play, by variant, when the engine cannot say (4 players).
 DEFAULT_DECKS = {"may_i": 3, "shanghai": 2}
@@ -338,8 +338,10 @@ class StrongBot(Bot):
         return len(hand) <= 14 or after <= 1
 
     def _longer(self, view: GameView, move: LegalMove) -> LegalMove | dict[str, object]:
-        """The go-down ``move`` with every card that extends its melds added (checked with the engine)."""
-        if move.body.get("lay_offs"):
+        """The go-down ``move`` with every card that extends its melds added: a card of the
+        book's rank, or the next card of the run's suit at either end, each meld checked with
+        the engine (and kept a book or a run: jokers could make a longer meld read as the other)."""
+        if move.body.get("lay_offs") or view.round is None or view.options.get("free_goal_order"):
             return move
         melds = [list(m) for m in move.body.get("melds", [])]
         rest = list(view.hand)
@@ -349,18 +351,29 @@ class StrongBot(Bot):
         if not rest:
             return move
         variant = view.variant
+        books = view.round.contract.books  # the listed melds are the books first, then the runs
         changed = False
         try:
-            for m in melds:
+            for i, m in enumerate(melds):
+                naturals = [c for c in m if c != JOKER]
+                if not naturals:
+                    continue
                 grown = True
                 while grown and rest:
                     grown = False
                     for c in sorted(set(rest), key=lambda x: -points(x, variant)):
                         if c == JOKER:
                             continue
-                        for cand in ([*m, c], [c, *m]):
+                        if i < books:
+                            fits = rank(c) == rank(naturals[0])
+                            tries = [[*m, c]]
+                        else:
+                            fits = suit(c) == suit(naturals[0]) and all(rank(c) != rank(n) for n in naturals)
+                            tries = [[*m, c], [c, *m]]
+                        for cand in tries if fits else []:
                             if is_meld(cand, variant):
                                 m[:] = cand
+                                naturals.append(c)
                                 rest.remove(c)
                                 grown = changed = True
                                 break

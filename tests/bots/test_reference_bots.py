@@ -96,3 +96,36 @@ def test_the_strong_bots_plan_counts_missing_cards() -> None:
         ).need
         == 0
     )
+
+
+def test_strong_lengthens_its_melds_when_it_goes_down_and_keeps_books_books() -> None:
+    from mayi_bots.strong import StrongBot
+    from mayi_sdk import GameView, LegalMove
+
+    def view(hand: list[str], books: int, runs: int) -> GameView:
+        contract = {"books": books, "runs": runs, "all_cards": False, "text": ""}
+        return GameView.from_json(
+            {
+                "id": "g",
+                "version": 1,
+                "status": "playing",
+                "variant": "shanghai",
+                "options": {},
+                "seats": [],
+                "round": {"number": 1, "of": 8, "dealer": 3, "first": 0, "contract": contract},
+                "hand": hand,
+                "legal": [],
+            }
+        )
+
+    # Found by bench/bots.py: QC JK JK with JC in front reads as a run (J Q K A of clubs),
+    # which a 2-book contract refuses. A book takes only cards of its rank.
+    hand = ["JK", "JK", "3H", "5C", "JC", "QC", "QD", "KD", "KD", "KH", "KS", "9S"]
+    listed = LegalMove("go_down", {"melds": [["QC", "JK", "JK"], ["KD", "KD", "KH"]]})
+    answer = StrongBot()._longer(view(hand, 2, 0), listed)
+    assert answer == {"type": "go_down", "melds": [["QC", "JK", "JK", "QD"], ["KD", "KD", "KH", "KS"]]}
+    # A run grows at either end with its suit's next cards.
+    hand = ["4H", "5H", "6H", "7H", "8H", "3H", "2C", "9C", "KD"]
+    listed = LegalMove("go_down", {"melds": [["4H", "5H", "6H", "7H"]]})
+    answer = StrongBot()._longer(view(hand, 0, 1), listed)
+    assert answer == {"type": "go_down", "melds": [["3H", "4H", "5H", "6H", "7H", "8H"]]}
