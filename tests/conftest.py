@@ -14,7 +14,7 @@ import pytest
 import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-from servers import LiveServer
+from servers import LiveServer, PollingBots
 
 from mayi_service.app import create_app
 from mayi_service.config import Settings
@@ -74,3 +74,15 @@ def live_server(app: Any) -> Iterator[LiveServer]:
     server = LiveServer(app)
     yield server
     server.stop()
+
+
+@pytest.fixture
+def runners() -> Iterator[PollingBots]:
+    """Polling bots in threads (``runners.start(bot, client)``), stopped however the test ends."""
+    found = PollingBots()
+    try:
+        yield found
+    finally:
+        found.stop.set()
+        for thread in found.threads:
+            thread.join(30)

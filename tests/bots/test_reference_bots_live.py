@@ -9,18 +9,16 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
-from servers import LiveServer
+from servers import LiveServer, PollingBots
 from serving import READY_SECONDS, free_port
 
 import mayi_bots
-from mayi_sdk import Client, RunStats, run_polling
+from mayi_sdk import Client
 from mayi_sdk.webhooks import sign
 from mayi_service import bots as service_bots
 
@@ -42,48 +40,9 @@ def _bot_client(base: str, name: str) -> Client:
         return Client(base, anon.register_bot(name).token)
 
 
-class _Runners:
-    """``run_polling`` threads, stopped however the test ends."""
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self.threads: list[threading.Thread] = []
-        self.stats: list[RunStats] = []
-        self.crashed: list[BaseException] = []
-
-    def start(self, name: str, client: Client) -> None:
-        def run() -> None:
-            try:
-                self.stats.append(run_polling(mayi_bots.make(name), client, wait=5, stop=self.stop, until_idle=True))
-            except BaseException as exc:  # pragma: no cover - reported by the test
-                self.crashed.append(exc)
-
-        thread = threading.Thread(target=run, daemon=True)
-        self.threads.append(thread)
-        thread.start()
-
-    def join(self, cap: float) -> None:
-        end = time.monotonic() + cap
-        for thread in self.threads:
-            thread.join(max(0.1, end - time.monotonic()))
-        assert not self.crashed, self.crashed
-        assert not any(t.is_alive() for t in self.threads), "the bots did not finish within the cap"
-
-
-@pytest.fixture
-def runners() -> Iterator[_Runners]:
-    found = _Runners()
-    try:
-        yield found
-    finally:
-        found.stop.set()
-        for thread in found.threads:
-            thread.join(30)
-
-
 @pytest.mark.parametrize("variant", ["may_i", "shanghai"])
 def test_strong_and_greedy_finish_a_game_against_the_server_by_polling(
-    base: str, runners: _Runners, variant: str
+    base: str, runners: PollingBots, variant: str
 ) -> None:
     start = LAST_TWO[variant]
     with Client(base) as anon:
@@ -93,7 +52,7 @@ def test_strong_and_greedy_finish_a_game_against_the_server_by_polling(
     for i, client in enumerate(clients):
         assert client.take_seat(game_id, f"{names[i]}{i}").seat == i
     for name, client in zip(names, clients, strict=True):
-        runners.start(name, client)
+        runners.start(mayi_bots.make(name), client)
     runners.join(GAME_CAP)
     final = clients[0].get_game(game_id)
     assert final.status == "finished" and final.places
@@ -102,7 +61,7 @@ def test_strong_and_greedy_finish_a_game_against_the_server_by_polling(
     assert all(s.failures == 0 and s.refused == 0 for s in runners.stats)  # every move legal, no exception
 
 
-def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: _Runners) -> None:
+def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: PollingBots) -> None:
     with Client(base) as anon:
         game_id = anon.create_game("shanghai", 3, options=SLOW, test={"seed": SEED, "start_round": 8}).game_id
     others = [_bot_client(base, f"strong{i}") for i in range(2)]
@@ -119,7 +78,7 @@ def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: _
         assert "registered bot" in line and "token, shown only once: mayi_bot_" in line, line
         assert "greedy: seat 2 at " + game_id in process.stderr.readline()
         for client in others:
-            runners.start("strong", client)
+            runners.start(mayi_bots.make("strong"), client)
         runners.join(GAME_CAP)
         _, err = process.communicate(timeout=GAME_CAP)
         assert process.returncode == 0, err

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from servers import LiveServer
+from servers import LiveServer, PollingBots
 from werkzeug.serving import make_server
 
-from mayi_sdk import Bot, Client, GameView, LegalMove, RunStats, errors, run_polling
+from mayi_sdk import Bot, Client, GameView, LegalMove, errors
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "b0b5" * 8
@@ -37,52 +36,13 @@ def _table(base: str, variant: str, seats: int, options: dict[str, Any] = SLOW, 
         return anon.create_game(variant, seats, options=options, test={"seed": SEED, **test}).game_id
 
 
-class _Runners:
-    """``run_polling`` threads, one per bot client, stopped however the test ends."""
-
-    def __init__(self) -> None:
-        self.stop = threading.Event()
-        self.threads: list[threading.Thread] = []
-        self.stats: list[RunStats] = []
-        self.crashed: list[BaseException] = []
-
-    def start(self, bot: Bot, client: Client) -> None:
-        def run() -> None:
-            try:
-                self.stats.append(run_polling(bot, client, wait=5, stop=self.stop, until_idle=True))
-            except BaseException as exc:  # pragma: no cover - reported by the test
-                self.crashed.append(exc)
-
-        thread = threading.Thread(target=run, daemon=True)
-        self.threads.append(thread)
-        thread.start()
-
-    def join(self, cap: float) -> None:
-        end = time.monotonic() + cap
-        for thread in self.threads:
-            thread.join(max(0.1, end - time.monotonic()))
-        assert not self.crashed, self.crashed
-        assert not any(t.is_alive() for t in self.threads), "the bots did not finish within the cap"
-
-
-@pytest.fixture
-def runners() -> Iterator[_Runners]:
-    found = _Runners()
-    try:
-        yield found
-    finally:
-        found.stop.set()
-        for thread in found.threads:
-            thread.join(30)
-
-
 #: The last two rounds of each variant: a round ends, the next is dealt and the game ends
 #: (the whole game from round 1 took minutes on CI; the earlier rounds add nothing here).
 LAST_TWO = {"may_i": 6, "shanghai": 7}
 
 
 @pytest.mark.parametrize("variant", ["may_i", "shanghai"])
-def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: _Runners, variant: str) -> None:
+def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: PollingBots, variant: str) -> None:
     start = LAST_TWO[variant]
     game_id = _table(base, variant, 3, start_round=start)
     clients = [_bot(base, f"poller{i}") for i in range(3)]
@@ -181,7 +141,7 @@ def test_bot_tokens_rotate_and_errors_name_the_problem(base: str) -> None:
 
 
 def test_a_bot_that_raises_in_decide_still_finishes_its_game_by_the_clock(
-    base: str, app: Any, runners: _Runners
+    base: str, app: Any, runners: PollingBots
 ) -> None:
     class Broken(Bot):
         def decide(self, view: GameView) -> LegalMove:
@@ -207,7 +167,7 @@ def test_a_bot_that_raises_in_decide_still_finishes_its_game_by_the_clock(
     assert broken.moves == 0 and broken.failures > 0
 
 
-def test_a_polling_bot_survives_a_server_restart(app: Any, runners: _Runners) -> None:
+def test_a_polling_bot_survives_a_server_restart(app: Any, runners: PollingBots) -> None:
     """The server goes away mid-game and comes back on the same address: the runners
     retry with a growing pause, then resume and finish the game."""
     first = LiveServer(app)

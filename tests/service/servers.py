@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from werkzeug.serving import make_server
+
+from mayi_sdk import Bot, Client, RunStats, run_polling
 
 
 class LiveServer:
@@ -30,3 +33,31 @@ class Time:
 
     def __call__(self) -> float:
         return self.now
+
+
+class PollingBots:
+    """``run_polling`` threads, one per bot client (the ``runners`` fixture stops them however the test ends)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.stats: list[RunStats] = []
+        self.crashed: list[BaseException] = []
+
+    def start(self, bot: Bot, client: Client) -> None:
+        def run() -> None:
+            try:
+                self.stats.append(run_polling(bot, client, wait=5, stop=self.stop, until_idle=True))
+            except BaseException as exc:  # pragma: no cover - reported by the test
+                self.crashed.append(exc)
+
+        thread = threading.Thread(target=run, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def join(self, cap: float) -> None:
+        end = time.monotonic() + cap
+        for thread in self.threads:
+            thread.join(max(0.1, end - time.monotonic()))
+        assert not self.crashed, self.crashed
+        assert not any(t.is_alive() for t in self.threads), "the bots did not finish within the cap"
