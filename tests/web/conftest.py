@@ -39,9 +39,13 @@ ARTIFACTS = Path(os.environ.get("MAYI_WEB_ARTIFACTS", Path(__file__).resolve().p
 
 @pytest.fixture(scope="session", autouse=True)
 def _chromium() -> None:
-    """Skip (before starting anything) where Debian's Chromium is not installed."""
+    """Skip (before starting anything) where Debian's Chromium is not installed; under CI
+    (``CI`` set, where ``.ci/run`` installs it) a missing Chromium fails instead."""
     if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)")
+        message = f"no Chromium at {CHROMIUM}: apt-get install chromium (or set MAYI_CHROMIUM)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
 
 
 @pytest.fixture(scope="session")
