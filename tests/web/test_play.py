@@ -45,7 +45,10 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     expect(page.locator("#discard-top")).to_have_attribute("data-card", "2S")
     assert hand_on_page(page) == sorted(PERSON)
     page.get_by_role("button", name="Pass on 2♠").click()
-    expect_turn_text(page, "is offered the first upcard")  # Bob's turn to answer now
+    # Bob's turn to answer now. ("Your move. Ann is offered the first upcard" also holds
+    # those words: wait until the pass has landed and the move is no longer the person's.)
+    expect(page.locator("#turn")).not_to_contain_text("Your move")
+    expect_turn_text(page, "is offered the first upcard")
     for seat in (1, 2, 3):  # the others pass too: the person draws the stock's top card
         pass_claim(url, game_id, tokens[seat])
 
