@@ -43,27 +43,35 @@ def deadline(state: State) -> float | None:
 
 
 def _deadline(s: State) -> float | None:
-    if s.phase is Phase.FINISHED:
+    phase = s.phase
+    if phase is Phase.FINISHED:
         return None
-    times = []
-    if s.turn_deadline is not None:
-        times.append(s.turn_deadline)
+    turn_deadline = s.turn_deadline
+    closes = s.claim_closes_at
+    absent = s.absent
+    due = turn_deadline  # the earliest of the times below (the first one met, if equal)
     waiting = False  # a present seat may still answer the upcard
-    if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-        pending = pending_claimants(s)
-        waiting = any(not s.absent[p] for p in pending)
-        if any(s.absent[p] for p in pending):
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
-        elif pending:
-            times.append(s.claim_closes_at)
-    if s.absent[s.actor] and s.turn_deadline is not None and not waiting:
+    if phase is Phase.DRAW and closes is not None:
+        gone = False
+        for p in pending_claimants(s):
+            if absent[p]:
+                gone = True
+            else:
+                waiting = True
+        if gone or waiting:
+            at = closes - s.rules.claim_seconds if gone else closes
+            if due is None or at < due:
+                due = at
+    if absent[s.actor] and turn_deadline is not None and not waiting:
         # An absent seat is played at once (from when its decision started), but its stock
         # draw still waits for the present seats' answers to the upcard.
-        if s.phase is Phase.DRAW and s.claim_closes_at is not None:
-            times.append(s.claim_closes_at - s.rules.claim_seconds)
+        if phase is Phase.DRAW and closes is not None:
+            at = closes - s.rules.claim_seconds
         else:
-            times.append(s.turn_deadline - s.rules.turn_seconds)
-    return min(times) if times else None
+            at = turn_deadline - s.rules.turn_seconds
+        if due is None or at < due:
+            due = at
+    return due
 
 
 def _due_passes(s: State, now: float) -> list[int]:

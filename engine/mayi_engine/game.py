@@ -439,10 +439,24 @@ def pending_claimants(state: State) -> tuple[int, ...]:
 
 
 def _pending(s: State) -> list[int]:
-    """:func:`pending_claimants` of a state being built (never memoised)."""
+    """:func:`pending_claimants` of a state being built (never memoised): the seats
+    :func:`_claim_refusal` refuses nothing in the claim window, its checks read once for
+    all the seats (a property test holds the two equal)."""
     if s.phase is not Phase.DRAW:
         return []
-    return [seat for seat in range(s.players) if is_eligible(s, seat)]
+    rules = s.rules
+    turn = s.turn
+    answered = s.claims + s.passes
+    own = -1 if rules.discarder_may_claim else s.discarder
+    limit = rules.claim_limit
+    if limit is None:
+        return [seat for seat in range(len(s.names)) if seat != turn and seat != own and seat not in answered]
+    used = s.claims_used
+    return [
+        seat
+        for seat in range(len(s.names))
+        if seat != turn and seat != own and seat not in answered and used[seat] < limit
+    ]
 
 
 def claim_problem(s: State, seat: int, now: float | None) -> str | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import struct
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -31,43 +32,55 @@ def new_seed() -> bytes:
 class KeyedRandom:
     """A stream of uniform integers from ``BLAKE2b(key=seed, label, counter)``."""
 
-    __slots__ = ("_counter", "_key", "_label", "_left", "_pool")
+    __slots__ = ("_counter", "_key", "_label", "_values")
 
     def __init__(self, seed: bytes, label: str) -> None:
         self._key = hashlib.blake2b(seed, digest_size=32).digest() if len(seed) > 64 else seed
         self._label = label.encode()
         self._counter = 0
-        self._pool = 0
-        self._left = 0
+        #: The 64-bit values of the current block not used yet, the next one last.
+        self._values: list[int] = []
+
+    def _refill(self) -> list[int]:
+        block = hashlib.blake2b(self._label + self._counter.to_bytes(8, "big"), key=self._key, digest_size=64).digest()
+        self._counter += 1
+        # The block read as one big-endian number, used from its low 64 bits up: its last
+        # 8 bytes first, so the list (popped from its end) keeps the big-endian order.
+        self._values = values = list(_EIGHT_WORDS(block))
+        return values
 
     def _bits64(self) -> int:
-        if self._left == 0:
-            block = hashlib.blake2b(
-                self._label + self._counter.to_bytes(8, "big"), key=self._key, digest_size=64
-            ).digest()
-            self._counter += 1
-            self._pool = int.from_bytes(block, "big")
-            self._left = 8
-        self._left -= 1
-        value = self._pool & 0xFFFFFFFFFFFFFFFF
-        self._pool >>= 64
-        return value
+        values = self._values or self._refill()
+        return values.pop()
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)`` (rejection sampling, no modulo bias)."""
-        if n <= 0:
-            raise ValueError("n must be positive")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = _LIMITS.get(n)
+        if limit is None:
+            if n <= 0:
+                raise ValueError("n must be positive")
+            limit = (1 << 64) - ((1 << 64) % n)
+            if n < 4096:
+                _LIMITS[n] = limit
+        values = self._values
         while True:
-            value = self._bits64()
+            if not values:
+                values = self._refill()
+            value = values.pop()
             if value < limit:
                 return value % n
 
     def shuffle(self, items: list[T]) -> None:
         """Shuffle ``items`` in place."""
+        below = self.below
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = below(i + 1)
             items[i], items[j] = items[j], items[i]
 
     def choice(self, items: list[T] | tuple[T, ...]) -> T:
         return items[self.below(len(items))]
+
+
+_EIGHT_WORDS = struct.Struct(">8Q").unpack
+#: The rejection limit of :meth:`KeyedRandom.below` for each small ``n`` met.
+_LIMITS: dict[int, int] = {}

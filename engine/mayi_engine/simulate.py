@@ -50,7 +50,10 @@ def next_seat(state: State) -> int:
     pending = pending_claimants(state)
     if pending:
         turn = state.turn
-        return min(pending, key=lambda p: (p - turn) % state.players)
+        for p in pending:  # in seat order: the first from the turn on, else the first
+            if p >= turn:
+                return p
+        return pending[0]
     return state.actor
 
 

@@ -3,6 +3,11 @@
 :func:`player_view` is the only way the state leaves the engine for players: the
 public part for everybody, plus the seat's own hand and legal moves for a seat.
 It never holds another seat's cards, the stock order or the seed.
+
+A view is a new dict, but the parts below its top level (the round, the seats,
+the melds, the legal moves ...) are shared with other views where they are equal
+(they are built once and kept): a caller may add or replace top-level keys (the
+service adds its own) but must treat everything below them as read-only.
 """
 
 from __future__ import annotations
@@ -10,44 +15,22 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from .cards import CARD_SLOTS, card_code, card_codes
+from .cards import CARD_SLOTS, card_code
 from .clocks import deadline
 from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Discard, LayOff, Move, move_to_json
-from .rules import Contract
+from .moves import Move, move_to_json
+from .rules import Rules
 from .state import GameStatus, Phase, RoundResult, State
+
+_CODES = [card_code(c) for c in range(CARD_SLOTS)]
+_PLAYING, _FINISHED = GameStatus.PLAYING, GameStatus.FINISHED
 
 
 @lru_cache(maxsize=8192)
 def _meld_view(meld: Meld) -> dict[str, Any]:
     return meld_json(meld)
-
-
-# Parts of views that many views share are built once (values are hashable and
-# immutable) and copied shallowly into each view: the lists inside them are
-# shared, so a caller must treat views as read-only below their top level.
-
-
-@lru_cache(maxsize=64)
-def _contract_view(contract: Contract) -> dict[str, Any]:
-    return contract.as_json()
-
-
-#: The JSON of each contract object met, by identity (a few per variant; the object is kept
-#: beside its JSON, so an id is never reused while it is in here).
-_CONTRACTS: dict[int, tuple[Contract, dict[str, Any]]] = {}
-
-
-def _contract_json(contract: Contract) -> dict[str, Any]:
-    """A new dict of the contract's JSON (its ``as_json``, made once per contract object)."""
-    known = _CONTRACTS.get(id(contract))
-    if known is None or known[0] is not contract:
-        if len(_CONTRACTS) > 1024:
-            _CONTRACTS.clear()
-        known = _CONTRACTS[id(contract)] = (contract, _contract_view(contract))
-    return dict(known[1])
 
 
 @lru_cache(maxsize=4096)
@@ -56,29 +39,54 @@ def _result_view(result: RoundResult) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=16384)
+def _hand_view(hand: tuple[int, ...]) -> list[str]:
+    codes = _CODES
+    return [codes[c] for c in hand]
+
+
+#: The ``round`` part of views, by (rules object, round, players); the rules object is kept
+#: beside it, so its id is never reused while it is in here.
+_ROUNDS: dict[tuple[int, int, int], tuple[Rules, dict[str, Any]]] = {}
+
+
+def _round_view(rules: Rules, number: int, players: int) -> dict[str, Any]:
+    key = (id(rules), number, players)
+    known = _ROUNDS.get(key)
+    if known is None or known[0] is not rules:
+        if len(_ROUNDS) > 1024:
+            _ROUNDS.clear()
+        part = {
+            "number": number,
+            "of": len(rules.rounds),
+            "dealer": (number - 2) % players,
+            "first": (number - 1) % players,
+            "contract": rules.rounds[number - 1].contract.as_json(),
+        }
+        known = _ROUNDS[key] = (rules, part)
+    return known[1]
+
+
+#: The JSON of moves by identity (legal moves are mostly values made once: the claim, the
+#: pass, the draws, a discard per card, the lay-offs of a meld); the move is kept beside
+#: it, so its id is never reused while it is in here.
+_MOVES: dict[int, tuple[Move, dict[str, Any]]] = {}
+
+
 def _move_view(move: Move) -> dict[str, Any]:
-    return move_to_json(move)
-
-
-_CODES = [card_code(c) for c in range(CARD_SLOTS)]
+    if len(_MOVES) >= 16384:
+        _MOVES.clear()
+    shown = move_to_json(move)
+    _MOVES[id(move)] = (move, shown)
+    return shown
 
 
 def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
-    """The JSON of legal moves: discards and one-card lay-offs (most of them) written at once,
-    the rest from a cache; each a new dict, as ``move_to_json`` writes it."""
-    codes = _CODES
-    out: list[dict[str, Any]] = []
+    """The JSON of legal moves, as ``move_to_json`` writes them."""
+    get = _MOVES.get
+    out = []
     for m in moves:
-        if type(m) is Discard:
-            out.append({"type": "discard", "card": codes[m.card]})
-        elif type(m) is LayOff and len(m.parts) == 1 and len(m.parts[0].cards) == 1:  # as legal_moves lists them
-            p = m.parts[0]
-            part: dict[str, Any] = {"meld": p.meld, "cards": [codes[p.cards[0]]]}
-            if p.joker_to is not None:
-                part["joker_to"] = p.joker_to
-            out.append({"type": "lay_off", "lay_offs": [part]})
-        else:
-            out.append(dict(_move_view(m)))
+        known = get(id(m))
+        out.append(known[1] if known is not None and known[0] is m else _move_view(m))
     return out
 
 
@@ -101,7 +109,7 @@ def _melds_view(melds: tuple[Meld, ...]) -> list[dict[str, Any]]:
     if key is not melds:
         shown = [_meld_view(m) for m in melds]
         _LAST_MELDS.slot = (melds, shown)
-    return [dict(m) for m in shown]
+    return shown
 
 
 def _results_view(results: tuple[RoundResult, ...]) -> list[dict[str, Any]]:
@@ -109,14 +117,7 @@ def _results_view(results: tuple[RoundResult, ...]) -> list[dict[str, Any]]:
     if key is not results:
         shown = [_result_view(r) for r in results]
         _LAST_RESULTS.slot = (results, shown)
-    return [dict(r) for r in shown]
-
-
-def _goals_view(s: State) -> dict[str, Any]:
-    """With the free goal order: the goals (numbered as the rounds) each seat has met."""
-    if not s.rules.free_goal_order:
-        return {}
-    return {"goals_done": [[g + 1 for g in done] for done in s.goals_done]}
+    return shown
 
 
 def status(state: State) -> GameStatus:
@@ -125,14 +126,17 @@ def status(state: State) -> GameStatus:
 
 
 def player_view(state: State, seat: int | None = None, now: float | None = None) -> dict[str, Any]:
-    """The view of ``seat`` (``None``: a spectator's public view). Plain JSON-ready data."""
+    """The view of ``seat`` (``None``: a spectator's public view). Plain JSON-ready data,
+    read-only below its top level (see the module's note)."""
     s = state
     rules = s.rules
     phase = s.phase
     discard = s.discard
     codes = _CODES
-    players = len(s.names)
+    names = s.names
+    players = len(names)
     turn = s.turn
+    actor = s.actor
     upcard = discard[-1] if discard and (phase is Phase.DRAW or phase is Phase.FIRST_OFFER) else None
     window = None
     if upcard is not None:
@@ -150,24 +154,18 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
                 "card": codes[upcard],
                 "discarder": None,
                 "claims": [],
-                "passes": [(turn + k) % players for k in range((s.actor - turn) % players)],
-                "pending": [s.actor],
+                "passes": [(turn + k) % players for k in range((actor - turn) % players)],
+                "pending": [actor],
                 "closes_at": s.turn_deadline,
             }
     claims_left = rules.claim_limit
     view: dict[str, Any] = {
         "variant": rules.name,
-        "status": GameStatus.FINISHED if phase is Phase.FINISHED else GameStatus.PLAYING,
-        "round": {
-            "number": s.round,
-            "of": len(rules.rounds),
-            "dealer": (s.round - 2) % players,
-            "first": (s.round - 1) % players,
-            "contract": _contract_json(rules.rounds[s.round - 1].contract),
-        },
+        "status": _FINISHED if phase is Phase.FINISHED else _PLAYING,
+        "round": _round_view(rules, s.round, players),
         "phase": phase.value,
         "turn": turn,
-        "actor": s.actor,
+        "actor": actor,
         "upcard": None if upcard is None else codes[upcard],
         "discard_top": codes[discard[-1]] if discard else None,
         "stock_count": len(s.stock),
@@ -183,22 +181,23 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
                 "total": total,
                 "claims_used": used,
                 "claims_left": None if claims_left is None else claims_left - used,
-                "absent": absent,
+                "absent": away,
             }
-            for i, (name, hand, down, total, used, absent) in enumerate(
-                zip(s.names, s.hands, s.down, s.totals, s.claims_used, s.absent, strict=True)
+            for i, (name, hand, down, total, used, away) in enumerate(
+                zip(names, s.hands, s.down, s.totals, s.claims_used, s.absent, strict=True)
             )
         ],
         "melds": _melds_view(s.melds),
-        **_goals_view(s),
-        "deadline": deadline(s),
-        "results": _results_view(s.results),
     }
-    if s.phase is Phase.FINISHED:
+    if rules.free_goal_order:
+        view["goals_done"] = [[g + 1 for g in done] for done in s.goals_done]
+    view["deadline"] = deadline(s)
+    view["results"] = _results_view(s.results)
+    if phase is Phase.FINISHED:
         view["places"] = standings(s)
     if seat is not None:
         view["seat"] = seat
-        view["hand"] = card_codes(s.hands[seat])
-        view["held"] = card_code(s.held) if s.held >= 0 and seat == s.turn and s.phase is Phase.PLAY else None
+        view["hand"] = _hand_view(s.hands[seat])
+        view["held"] = codes[s.held] if s.held >= 0 and seat == turn and phase is Phase.PLAY else None
         view["legal"] = _legal_view(legal_moves(s, seat, now))
     return view

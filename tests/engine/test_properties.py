@@ -37,6 +37,7 @@ from players import POLICIES
 from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
 from mayi_engine.errors import MayIError
+from mayi_engine.game import is_eligible, pending_claimants
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
 from mayi_engine.moves import (
     Claim,
@@ -312,6 +313,8 @@ def test_legal_moves_are_exactly_the_accepted_moves(case: tuple[Table, State, fl
     """``later``: how long after the last move the seats ask."""
     _, state, now = case
     check_agreement(state, now + later)
+    # The pending claimants (read in one pass for speed) are the seats the claim rules let answer.
+    assert list(pending_claimants(state)) == [s for s in range(state.players) if is_eligible(state, s)]
     # Asked without a time, the moves are those of a time before the claim window closes.
     if state.claim_closes_at is None or now < state.claim_closes_at:
         for seat in range(state.players):
