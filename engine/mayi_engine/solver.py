@@ -54,7 +54,7 @@ Results are cached (:func:`clear_cache` empties the cache).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations, product
 
 from .cards import JOKER, counts_of
@@ -140,13 +140,35 @@ def _solve(
     plan = cover(counts, books, runs, limit, min_nat, distinct_book_ranks)
     if plan is not None or not out_by_discard:
         return plan
-    for card in sorted(set(hand)):
+    for card in sorted(set(hand)) if books else _run_discards(hand, counts, runs):
         counts[card] -= 1
         plan = cover(counts, books, runs, limit, min_nat, distinct_book_ranks)
         counts[card] += 1
         if plan is not None:
             return plan
     return None
+
+
+def _run_discards(hand: tuple[int, ...], counts: list[int], n_runs: int) -> list[int]:
+    """The cards (in code order) whose discard may leave a hand that :func:`_cover_runs`
+    covers with ``n_runs`` runs. It refuses a hand with a natural twice or with naturals
+    in more suits than runs, so the other discards are not worth trying: where a natural
+    is there twice, only that one may go; where there is one suit too many, only a suit's
+    only natural may go."""
+    held = sorted(set(hand))
+    twice = [c for c in held if c and counts[c] > 1]
+    if sum(counts[c] - 1 for c in twice) > 1:
+        return []
+    per_suit = [0, 0, 0, 0]
+    for c in held:
+        if c:
+            per_suit[c & 3] += counts[c]
+    suits = 4 - per_suit.count(0)
+    if twice:
+        return twice if suits <= n_runs else []
+    if suits == n_runs + 1:
+        return [c for c in held if c and per_suit[c & 3] == 1]
+    return held if suits <= n_runs else []
 
 
 def _card(place: int, suit: int) -> int:
@@ -204,31 +226,55 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
     return 3 * books - sum(g for g, _ in chosen), plan
 
 
-def _run_candidates(counts: list[int], suit: int, amin: int, max_jokers: int) -> list[tuple[int, int, tuple[int, ...]]]:
-    """4-card runs of ``suit``: ``(jokers, lo, places of naturals)``, fewest jokers first.
+def _suit_masks(hand: Sequence[int]) -> list[int]:
+    """Per suit, the ranks of the hand's naturals as a bit mask (bit ``r``: rank ``r``)."""
+    masks = [0, 0, 0, 0]
+    for c in hand:
+        if c:
+            masks[c & 3] |= 1 << (c >> 2)
+    return masks
+
+
+def _suit_runs(have: int, amin: int, max_jokers: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
+    """4-card runs of a suit whose ranks are the bits of ``have``: ``(jokers, lo, places of
+    naturals)``, fewest jokers first, with at least ``amin`` naturals and at most
+    ``max_jokers`` jokers.
 
     Each window ``lo..lo+3`` takes every natural it has (a run that leaves one out
     is found by the releases in :func:`_solve_minimal`); windows taking the same
-    naturals are one candidate.
+    naturals are one candidate. They are those of :func:`_mask_runs` up to the
+    joker count allowed (sorted, fewest jokers first).
     """
-    seen: set[int] = set()
-    out: list[tuple[int, int, tuple[int, ...]]] = []
-    have = 0  # bit p set: the hand holds the natural at run place p (1..14; the ace at 1 and 14)
-    for r in _RANKS:
-        if counts[4 * r + suit]:
-            have |= 1 << r
+    most = min(4 - amin, max_jokers)
+    if most < 0:
+        return ()
+    runs, ends = _mask_runs(have)
+    return runs[: ends[min(most, 4)]]
+
+
+@cache  # one entry per mask met: 8,192 at most
+def _mask_runs(have: int) -> tuple[tuple[tuple[int, int, tuple[int, ...]], ...], tuple[int, ...]]:
+    """Every window's run of a suit whose ranks are the bits of ``have``, sorted (fewest
+    jokers first), windows taking the same naturals once; and for each joker count
+    ``j`` (0..4) how many of them have at most ``j`` jokers."""
     if have & 2:
-        have |= 1 << 14
+        have |= 1 << 14  # the ace also plays high
+    seen = set()
+    out = []
+    ends = [0, 0, 0, 0, 0]
     for lo in range(1, 12):
         window = (have >> lo) & 15
-        places = _WINDOW_PLACES[lo][window]
-        jokers = 4 - len(places)
-        if len(places) < amin or jokers > max_jokers or window << lo in seen:
-            continue
-        seen.add(window << lo)
-        out.append((jokers, lo, places))
+        taken = window << lo
+        if taken not in seen:
+            seen.add(taken)
+            places = _WINDOW_PLACES[lo][window]
+            jokers = 4 - len(places)
+            out.append((jokers, lo, places))
+            ends[jokers] += 1
     out.sort()
-    return out
+    for j in range(1, 5):
+        ends[j] += ends[j - 1]
+    return tuple(out), tuple(ends)
 
 
 #: The run places of window ``lo..lo+3`` whose naturals a 4-bit mask (bit i: place ``lo + i``) holds.
@@ -266,7 +312,7 @@ def _solve_minimal(
         return _emit_minimal(counts, [], bound[1])
 
     max_run_jokers = min(limit, jokers)
-    candidates = [_run_candidates(counts, s, run_amin, max_run_jokers) for s in range(4)]
+    candidates = [_suit_runs(have, run_amin, max_run_jokers) for have in _suit_masks(hand)]
     suit_sets = [ss for ss in combinations(range(4), n_runs) if all(candidates[s] for s in ss)]
     if not suit_sets:
         return None

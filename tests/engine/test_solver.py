@@ -334,6 +334,31 @@ def test_runs_fast_path_agrees_with_general_path():
             assert (fast is None) == (general is None), (hand, runs, rules.name)
 
 
+def test_the_discards_worth_trying_are_every_discard_that_works():
+    """Going out with runs by discarding one card: the solver tries only the discards
+    ``_run_discards`` keeps; every discard that the fast path covers is among them."""
+    rng = random.Random(9)
+    for _ in range(1500):
+        runs = rng.randint(1, 3)
+        hand = []
+        for suit in rng.sample(range(4), runs):
+            lo = rng.randint(1, 9)
+            hand += [JOKER if rng.random() < 0.1 else (r if r < 14 else 1) * 4 + suit for r in range(lo, lo + 4)]
+        hand += rng.sample(build_decks(2), rng.randint(0, 2))
+        hand = tuple(sorted(hand))
+        counts = solver.counts_of(hand)
+        for rules in (MAY_I, SHANGHAI):
+            limit = solver._NO_LIMIT if rules.joker_limit is None else rules.joker_limit
+            works = []
+            for card in sorted(set(hand)):
+                counts[card] -= 1
+                if solver._cover_runs(counts, 0, runs, limit, rules.min_naturals, False) is not None:
+                    works.append(card)
+                counts[card] += 1
+            kept = solver._run_discards(hand, counts, runs)
+            assert set(works) <= set(kept) and kept == sorted(kept), (card_codes(hand), runs, rules.name)
+
+
 # --------------------------------------------------------------------------- #
 # Hand-written cases.
 # --------------------------------------------------------------------------- #
