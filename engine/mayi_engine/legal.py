@@ -4,7 +4,8 @@
 It is generated through the same checks as the verify functions of
 :mod:`mayi_engine.game` (``claim_problem``, ``turn_problem``, ``claims_still_open``,
 ``may_lay_off_now``, ``last_card_problem``: the predicates the verify functions word
-their errors from), and tested to agree with
+their errors from; in the claim window, ``pending_claimants``: the seats those checks
+let answer, memoised on the state), and tested to agree with
 :func:`~mayi_engine.game.check_move` on random states.
 """
 
@@ -15,7 +16,15 @@ from functools import lru_cache
 
 from .cards import CARD_SLOTS, counts_of, remove_cards
 from .contracts import goals_for
-from .game import claim_problem, claims_still_open, last_card_problem, may_lay_off_now, turn_problem
+from .game import (
+    claim_problem,
+    claims_still_open,
+    last_card_problem,
+    may_lay_off_now,
+    pending_claimants,
+    turn_problem,
+    window_closed,
+)
 from .melds import Meld, lay_off_card, lay_off_fits_for, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
@@ -32,7 +41,12 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move
     forbids keeping a single card, the plays that go out with two cards at once
     are listed too. ``now`` matters for the stock draw while claims are open.
     """
-    key = (seat, now if state.phase is Phase.DRAW else None)
+    phase = state.phase
+    if phase is Phase.DRAW and seat != state.turn:
+        # The claim window (most of the moves of a game): a claim and a pass for the seats
+        # the claim rules let answer (pending_claimants, memoised), while it is open.
+        return _CLAIM_PASS if seat in pending_claimants(state) and not window_closed(state, now) else ()
+    key = (seat, now if phase is Phase.DRAW else None)
     cached: tuple[Move, ...] | None = state._legal.get(key)
     if cached is not None:
         return cached
@@ -69,6 +83,7 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
 
 # Moves are immutable values: the same ones serve every state.
 _CLAIM, _PASS, _TAKE, _DRAW = Claim(), Pass(), TakeDiscard(), DrawStock()
+_CLAIM_PASS: tuple[Move, ...] = (_CLAIM, _PASS)
 _DISCARDS = [Discard(c) for c in range(CARD_SLOTS)]
 _TURN_PHASES = (Phase.DRAW, Phase.PLAY, Phase.FIRST_DISCARD)
 
