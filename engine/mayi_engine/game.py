@@ -432,31 +432,30 @@ def pending_claimants(state: State) -> tuple[int, ...]:
     """Seats that may still claim or pass the upcard, the clock aside: once its window has
     closed (``claim_closes_at``) they may no longer answer, and the next :class:`Timeout`
     or stock draw records their passes. Memoised on the state (a tuple: no caller can change it)."""
-    cached: tuple[int, ...] | None = state._legal.get("pending")
+    memo = state._legal
+    cached: tuple[int, ...] | None = memo.get("pending")
     if cached is None:
-        cached = state._legal["pending"] = tuple(_pending(state))
+        cached = memo["pending"] = _pending(state)
     return cached
 
 
-def _pending(s: State) -> list[int]:
+def _pending(s: State) -> tuple[int, ...]:
     """:func:`pending_claimants` of a state being built (never memoised): the seats
     :func:`_claim_refusal` refuses nothing in the claim window, its checks read once for
     all the seats (a property test holds the two equal)."""
     if s.phase is not Phase.DRAW:
-        return []
+        return ()
     rules = s.rules
     turn = s.turn
     answered = s.claims + s.passes
     own = -1 if rules.discarder_may_claim else s.discarder
     limit = rules.claim_limit
-    if limit is None:
-        return [seat for seat in range(len(s.names)) if seat != turn and seat != own and seat not in answered]
     used = s.claims_used
-    return [
-        seat
-        for seat in range(len(s.names))
-        if seat != turn and seat != own and seat not in answered and used[seat] < limit
-    ]
+    out = []
+    for seat in range(len(used)):
+        if seat != turn and seat != own and seat not in answered and (limit is None or used[seat] < limit):
+            out.append(seat)
+    return tuple(out)
 
 
 def claim_problem(s: State, seat: int, now: float | None) -> str | None:

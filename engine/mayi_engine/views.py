@@ -44,6 +44,35 @@ def _hand_view(hand: tuple[int, ...]) -> list[str]:
     return [codes[c] for c in hand]
 
 
+@lru_cache(maxsize=4096)
+def _seats_view(
+    names: tuple[str, ...],
+    counts: tuple[int, ...],
+    down: tuple[bool, ...],
+    totals: tuple[int, ...],
+    claims_used: tuple[int, ...],
+    absent: tuple[bool, ...],
+    claim_limit: int | None,
+) -> list[dict[str, Any]]:
+    """The ``seats`` part of views (the same for every view until a hand's size, a total,
+    a claim count or a seat's presence changes: each claim and pass of a claim window)."""
+    return [
+        {
+            "seat": i,
+            "name": name,
+            "hand_count": count,
+            "down": is_down,
+            "total": total,
+            "claims_used": used,
+            "claims_left": None if claim_limit is None else claim_limit - used,
+            "absent": away,
+        }
+        for i, (name, count, is_down, total, used, away) in enumerate(
+            zip(names, counts, down, totals, claims_used, absent, strict=True)
+        )
+    ]
+
+
 #: The ``round`` part of views, by (rules object, round, players); the rules object is kept
 #: beside it, so its id is never reused while it is in here.
 _ROUNDS: dict[tuple[int, int, int], tuple[Rules, dict[str, Any]]] = {}
@@ -158,7 +187,6 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
                 "pending": [actor],
                 "closes_at": s.turn_deadline,
             }
-    claims_left = rules.claim_limit
     view: dict[str, Any] = {
         "variant": rules.name,
         "status": _FINISHED if phase is Phase.FINISHED else _PLAYING,
@@ -172,21 +200,9 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         "discard_count": len(discard),
         "reshuffles": s.reshuffles,
         "claim_window": window,
-        "seats": [
-            {
-                "seat": i,
-                "name": name,
-                "hand_count": len(hand),
-                "down": down,
-                "total": total,
-                "claims_used": used,
-                "claims_left": None if claims_left is None else claims_left - used,
-                "absent": away,
-            }
-            for i, (name, hand, down, total, used, away) in enumerate(
-                zip(names, s.hands, s.down, s.totals, s.claims_used, s.absent, strict=True)
-            )
-        ],
+        "seats": _seats_view(
+            names, tuple(map(len, s.hands)), s.down, s.totals, s.claims_used, s.absent, rules.claim_limit
+        ),
         "melds": _melds_view(s.melds),
     }
     if rules.free_goal_order:
