@@ -226,6 +226,31 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
     return 3 * books - sum(g for g, _ in chosen), plan
 
 
+def _book_jokers(naturals: list[int], books: int, amin: int, distinct: bool) -> int | None:
+    """The jokers of :func:`_plan_books`'s books (the sum of the ``books`` largest marginal
+    gains), without making the plan; ``None`` where it finds none."""
+    if books == 0:
+        return 0
+    gains: list[int] = []
+    one = distinct or books == 1  # at most one book a rank
+    for r in _RANKS:
+        n = naturals[r]
+        if n < amin:
+            continue
+        if one or (amin and n < 2 * amin):
+            gains.append(n if n < 3 else 3)
+            continue
+        for k in range(books if amin == 0 else min(books, n // amin)):
+            left = n - 3 * k
+            gains.append(3 if left >= 3 else (left if left > 0 else 0))
+    if len(gains) < books:
+        return None
+    if books == 1:
+        return 3 - max(gains)
+    gains.sort(reverse=True)
+    return 3 * books - sum(gains[:books])
+
+
 def _suit_masks(hand: Sequence[int]) -> list[int]:
     """Per suit, the ranks of the hand's naturals as a bit mask (bit ``r``: rank ``r``)."""
     masks = [0, 0, 0, 0]
@@ -296,20 +321,23 @@ def _solve_minimal(
     more in the run, at most one fewer in the book), so it is tried only where it
     makes a book possible: then the search is exact.
     """
-    counts = counts_of(hand)
-    jokers = counts[JOKER]
     run_amin = max(min_nat, 4 - limit, 0)
     book_amin = max(min_nat, 3 - limit, 0)
     if (n_runs and run_amin > 4) or (n_books and book_amin > 3) or len(hand) < 3 * n_books + 4 * n_runs:
         return None
-    totals = _rank_totals(counts)
+    totals = [0] * 14  # naturals per rank (index 1..13), as _rank_totals counts them
+    for c in hand:
+        totals[c >> 2] += 1
+    jokers = totals[JOKER]
+    totals[JOKER] = 0
     # Books with every natural available: a lower bound for their jokers.
-    bound = _plan_books(totals, n_books, book_amin, distinct)
-    if bound is None or bound[0] > jokers:
+    book_floor = _book_jokers(totals, n_books, book_amin, distinct)
+    if book_floor is None or book_floor > jokers:
         return None
-    book_floor = bound[0]
     if n_runs == 0:
-        return _emit_minimal(counts, [], bound[1])
+        bound = _plan_books(totals, n_books, book_amin, distinct)
+        assert bound is not None
+        return _emit_minimal(counts_of(hand), [], bound[1])
 
     max_run_jokers = min(limit, jokers)
     candidates = [_suit_runs(have, run_amin, max_run_jokers) for have in _suit_masks(hand)]
@@ -318,8 +346,9 @@ def _solve_minimal(
         return None
 
     best_total = jokers + 1
-    # (chosen runs as (suit, jokers, lo, places), books as (rank, naturals), releases as (run index, place))
-    best: tuple[list[_Run], list[tuple[int, int]], tuple[tuple[int, int], ...]] | None = None
+    # (chosen runs as (suit, jokers, lo, places), naturals per rank left to the books (their
+    # plan is made once, for the best), releases as (run index, place))
+    best: tuple[list[_Run], list[int], tuple[tuple[int, int], ...]] | None = None
     floor_all = min(sum(candidates[s][0][0] for s in ss) for ss in suit_sets) + book_floor
 
     def leaf(chosen: list[_Run], run_jokers: int) -> None:
@@ -328,10 +357,10 @@ def _solve_minimal(
         for _, _, _, places in chosen:
             for p in places:
                 naturals[1 if p == 14 else p] -= 1
-        found = _plan_books(naturals, n_books, book_amin, distinct) if n_books else (0, [])
-        if found is not None and run_jokers + found[0] < best_total:
-            best_total = run_jokers + found[0]
-            best = (chosen, found[1], ())
+        found = _book_jokers(naturals, n_books, book_amin, distinct) if n_books else 0
+        if found is not None and run_jokers + found < best_total:
+            best_total = run_jokers + found
+            best = (chosen, naturals, ())
         if n_books == 0 or book_amin == 0 or best_total <= run_jokers + book_floor:
             return
         # Releases: only at ranks where books may lack naturals.
@@ -361,10 +390,10 @@ def _solve_minimal(
                 more = naturals[:]
                 for _, p in picked:
                     more[1 if p == 14 else p] += 1
-                found = _plan_books(more, n_books, book_amin, distinct)
-                if found is not None and run_jokers + size + found[0] < best_total:
-                    best_total = run_jokers + size + found[0]
-                    best = (chosen, found[1], tuple(picked))
+                found = _book_jokers(more, n_books, book_amin, distinct)
+                if found is not None and run_jokers + size + found < best_total:
+                    best_total = run_jokers + size + found
+                    best = (chosen, more, tuple(picked))
 
     def search(ss: tuple[int, ...], depth: int, chosen: list[_Run], run_jokers: int, rest_floor: int) -> bool:
         if depth == len(ss):
@@ -388,11 +417,13 @@ def _solve_minimal(
             break
     if best is None:
         return None
-    chosen, book_plan, released = best
+    chosen, book_naturals, released = best
+    book_plan = _plan_books(book_naturals, n_books, book_amin, distinct)
+    assert book_plan is not None
     runs: list[tuple[int, int, set[int]]] = []
     for i, (s, _, lo, places) in enumerate(chosen):
         runs.append((s, lo, set(places) - {p for k, p in released if k == i}))
-    return _emit_minimal(counts, runs, book_plan)
+    return _emit_minimal(counts_of(hand), runs, book_plan[1])
 
 
 def _emit_minimal(
