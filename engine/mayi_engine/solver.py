@@ -94,7 +94,9 @@ def find_contract(hand: Sequence[int], contract: Contract, rules: Rules) -> tupl
     """
     return _solve(
         tuple(sorted(hand)),
-        contract,
+        contract.books,
+        contract.runs,
+        contract.all_cards,
         rules.joker_limit,
         rules.min_naturals,
         rules.distinct_book_ranks,
@@ -122,18 +124,21 @@ def clear_cache() -> None:
 @lru_cache(maxsize=65536)
 def _solve(
     hand: tuple[int, ...],
-    contract: Contract,
+    books: int,
+    runs: int,
+    all_cards: bool,
     joker_limit: int | None,
     min_naturals: int,
     distinct_book_ranks: bool,
     out_by_discard: bool,
 ) -> tuple[PlannedMeld, ...] | None:
+    """:func:`find_contract` of a sorted hand, for the contract's fields (cached: plain values
+    hash fast, where the contract would hash through its dataclass method)."""
     limit = _NO_LIMIT if joker_limit is None else joker_limit
     min_nat = max(min_naturals, 0)
-    books, runs = contract.books, contract.runs
     if books < 0 or runs < 0 or runs > 4 or (distinct_book_ranks and books > 13):
         return None
-    if not contract.all_cards:
+    if not all_cards:
         return _solve_minimal(hand, books, runs, limit, min_nat, distinct_book_ranks)
     cover = _cover_runs if books == 0 else _cover_mixed
     counts = counts_of(hand)
@@ -341,9 +346,10 @@ def _solve_minimal(
 
     max_run_jokers = min(limit, jokers)
     candidates = [_suit_runs(have, run_amin, max_run_jokers) for have in _suit_masks(hand)]
-    suit_sets = [ss for ss in combinations(range(4), n_runs) if all(candidates[s] for s in ss)]
-    if not suit_sets:
+    suits = [s for s in range(4) if candidates[s]]
+    if len(suits) < n_runs:
         return None
+    suit_sets = list(combinations(suits, n_runs))
 
     best_total = jokers + 1
     # (chosen runs as (suit, jokers, lo, places), naturals per rank left to the books (their
