@@ -251,7 +251,7 @@ def _step(state: State, seat: int | None, move: Move) -> tuple[Verify, Apply]:
     step = _STEPS.get(type(move))
     if step is None:
         raise InvalidMoveError("validation_error", f"{move!r} is not a move")
-    if (seat is None or not 0 <= seat < state.players) and type(move) is not Timeout:
+    if (seat is None or not 0 <= seat < len(state.names)) and type(move) is not Timeout:
         raise IllegalMoveError("not_your_turn", f"seat {seat!r} is not a seat at this table")
     return step
 
@@ -299,9 +299,8 @@ def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phas
 
 
 def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (Phase.PLAY,)) -> None:
-    error = turn_error(s, seat, what, phases)
-    if error is not None:
-        raise error
+    if turn_problem(s, seat, phases) is not None:  # (the error is worded only when there is one)
+        raise turn_error(s, seat, what, phases)  # type: ignore[misc]
 
 
 def last_card_problem(rules: Rules, left: int, discarding: bool) -> str | None:
@@ -495,16 +494,14 @@ def claim_error(s: State, seat: int, what: str, now: float | None) -> IllegalMov
 
 def verify_claim(s: State, seat: int, now: float | None) -> None:
     """Refuse a claim ("May I", a buy, or taking the first upcard offered) by ``seat``."""
-    error = claim_error(s, seat, "claim", now)
-    if error is not None:
-        raise error
+    if claim_problem(s, seat, now) is not None:  # (the error is worded only when there is one)
+        raise claim_error(s, seat, "claim", now)  # type: ignore[misc]
 
 
 def verify_pass(s: State, seat: int, now: float | None) -> None:
     """Refuse a pass on the upcard (or on the first upcard offered) by ``seat``."""
-    error = claim_error(s, seat, "pass", now)
-    if error is not None:
-        raise error
+    if claim_problem(s, seat, now) is not None:
+        raise claim_error(s, seat, "pass", now)  # type: ignore[misc]
 
 
 def _open_window(s: State, now: float) -> None:
@@ -928,12 +925,14 @@ def _verify_take_discard(state: State, seat: int, move: TakeDiscard, now: float)
 
 
 def _verify_claim(state: State, seat: int, move: Claim, now: float) -> Plan:
-    verify_claim(state, seat, now)
+    if claim_problem(state, seat, now) is not None:  # (verify_claim, one call less)
+        raise claim_error(state, seat, "claim", now)  # type: ignore[misc]
     return None
 
 
 def _verify_pass(state: State, seat: int, move: Pass, now: float) -> Plan:
-    verify_pass(state, seat, now)
+    if claim_problem(state, seat, now) is not None:  # (verify_pass, one call less)
+        raise claim_error(state, seat, "pass", now)  # type: ignore[misc]
     return None
 
 
@@ -951,10 +950,21 @@ def _apply_take_discard_move(
 
 def _apply_claim_move(state: State, s: State, seat: int, move: Claim, plan: Any, now: float, ev: list[Event]) -> None:
     _apply_claim(s, seat, now, ev)
+    _answered(state, s, seat)
 
 
 def _apply_pass_move(state: State, s: State, seat: int, move: Pass, plan: Any, now: float, ev: list[Event]) -> None:
     _apply_pass(s, seat, now, ev)
+    _answered(state, s, seat)
+
+
+def _answered(state: State, s: State, seat: int) -> None:
+    """``seat`` answered the upcard in the claim window of ``state``: where ``state``'s
+    pending claimants are known, those of ``s`` are they less ``seat`` (nothing else that
+    decides them changed; memoised on ``s`` for :func:`pending_claimants`)."""
+    known: tuple[int, ...] | None = state._legal.get("pending")
+    if known is not None and s.phase is Phase.DRAW:
+        s._legal["pending"] = tuple([p for p in known if p != seat])
 
 
 def _verify_discard_move(state: State, seat: int, move: Discard, now: float) -> Plan:
