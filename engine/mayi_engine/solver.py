@@ -203,12 +203,15 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
     if books == 0:
         return 0, []
     gains: list[tuple[int, int]] = []
+    one = distinct or books == 1  # at most one book a rank
     for r in _RANKS:
         n = naturals[r]
         if n < amin:
             continue
-        cap = 1 if distinct else (books if amin == 0 else min(books, n // amin))
-        for k in range(cap):
+        if one or (amin and n < 2 * amin):
+            gains.append((n if n < 3 else 3, r))
+            continue
+        for k in range(books if amin == 0 else min(books, n // amin)):
             left = n - 3 * k
             gains.append((3 if left >= 3 else (left if left > 0 else 0), r))
     if len(gains) < books:
@@ -220,6 +223,10 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
         per_rank[r] = per_rank.get(r, 0) + 1
     plan: list[tuple[int, int]] = []
     for r, k in per_rank.items():
+        if k == 1:  # one book of the rank: every natural of it, up to 3
+            n = naturals[r]
+            plan.append((r, n if n < 3 else 3))
+            continue
         used = min(naturals[r], 3 * k)
         sizes = [amin] * k
         spare = used - amin * k
@@ -439,19 +446,22 @@ def _emit_minimal(
     left = counts[:]
     run_melds: list[PlannedMeld] = []
     for s, lo, places in sorted(runs):
-        run = tuple(_card(p, s) if p in places else JOKER for p in range(lo, lo + 4))
+        run = tuple([(1 if p == 14 else p) * 4 + s if p in places else JOKER for p in range(lo, lo + 4)])
         for c in run:
             if c:
                 left[c] -= 1
         run_melds.append((RUN, run))
     book_melds: list[PlannedMeld] = []
-    for r, a in sorted(books, key=lambda b: (b[0], -b[1])):
+    for r, fewer in sorted([(r, -a) for r, a in books]):  # by rank, the most naturals first
+        need = a = -fewer
         cards: list[int] = []
-        for s in range(4):
-            c = 4 * r + s
-            take = min(left[c], a - len(cards))
-            left[c] -= take
-            cards.extend([c] * take)
+        for c in range(4 * r, 4 * r + 4):  # the rank's suits in order, as many as held and needed
+            have = left[c]
+            if have and need:
+                take = have if have < need else need
+                left[c] = have - take
+                cards += [c] * take
+                need -= take
         book_melds.append((BOOK, tuple(cards) + (JOKER,) * (3 - a)))
     return tuple(book_melds + run_melds)
 
