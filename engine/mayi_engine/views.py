@@ -20,7 +20,7 @@ from .clocks import deadline
 from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Move, move_to_json
+from .moves import Claim, Discard, DrawStock, LayOff, Move, Pass, TakeDiscard, move_to_json
 from .rules import Rules
 from .state import GameStatus, Phase, RoundResult, State
 
@@ -38,13 +38,6 @@ def _result_view(result: RoundResult) -> dict[str, Any]:
     return {"round": result.round, "out": result.out if result.out >= 0 else None, "scores": list(result.scores)}
 
 
-@lru_cache(maxsize=16384)
-def _hand_view(hand: tuple[int, ...]) -> list[str]:
-    codes = _CODES
-    return [codes[c] for c in hand]
-
-
-@lru_cache(maxsize=4096)
 def _seats_view(
     names: tuple[str, ...],
     counts: tuple[int, ...],
@@ -54,8 +47,27 @@ def _seats_view(
     absent: tuple[bool, ...],
     claim_limit: int | None,
 ) -> list[dict[str, Any]]:
-    """The ``seats`` part of views (the same for every view until a hand's size, a total,
-    a claim count or a seat's presence changes: each claim and pass of a claim window)."""
+    """The ``seats`` part of views. It stays the same until a hand's size, a total, a claim
+    count or a seat's presence changes (through each claim and pass of a claim window), so
+    the last one is kept and reused while it is equal. (One slot, not a cache of many: parts
+    kept alive in numbers make the garbage collector's full passes much longer.)"""
+    key = (names, counts, down, totals, claims_used, absent, claim_limit)
+    last, shown = _LAST_SEATS.slot
+    if last != key:
+        shown = _build_seats(names, counts, down, totals, claims_used, absent, claim_limit)
+        _LAST_SEATS.slot = (key, shown)
+    return shown
+
+
+def _build_seats(
+    names: tuple[str, ...],
+    counts: tuple[int, ...],
+    down: tuple[bool, ...],
+    totals: tuple[int, ...],
+    claims_used: tuple[int, ...],
+    absent: tuple[bool, ...],
+    claim_limit: int | None,
+) -> list[dict[str, Any]]:
     return [
         {
             "seat": i,
@@ -95,27 +107,32 @@ def _round_view(rules: Rules, number: int, players: int) -> dict[str, Any]:
     return known[1]
 
 
-#: The JSON of moves by identity (legal moves are mostly values made once: the claim, the
-#: pass, the draws, a discard per card, the lay-offs of a meld); the move is kept beside
-#: it, so its id is never reused while it is in here.
-_MOVES: dict[int, tuple[Move, dict[str, Any]]] = {}
-
-
-def _move_view(move: Move) -> dict[str, Any]:
-    if len(_MOVES) >= 16384:
-        _MOVES.clear()
-    shown = move_to_json(move)
-    _MOVES[id(move)] = (move, shown)
-    return shown
+#: The JSON of the moves without fields, and of each card's discard (made once: most legal
+#: moves are these).
+_FIXED: dict[type, dict[str, Any]] = {kind: move_to_json(kind()) for kind in (Claim, Pass, TakeDiscard, DrawStock)}
+_DISCARD_VIEWS = [{"type": "discard", "card": code} for code in _CODES]
 
 
 def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
-    """The JSON of legal moves, as ``move_to_json`` writes them."""
-    get = _MOVES.get
-    out = []
+    """The JSON of legal moves, as ``move_to_json`` writes them (one-card lay-offs, most of
+    the rest, written at once)."""
+    codes = _CODES
+    fixed = _FIXED
+    out: list[dict[str, Any]] = []
     for m in moves:
-        known = get(id(m))
-        out.append(known[1] if known is not None and known[0] is m else _move_view(m))
+        kind = type(m)
+        if kind is Discard:
+            out.append(_DISCARD_VIEWS[m.card])  # type: ignore[union-attr]
+        elif kind in fixed:
+            out.append(fixed[kind])
+        elif kind is LayOff and len(m.parts) == 1 and len(m.parts[0].cards) == 1:  # type: ignore[union-attr]
+            p = m.parts[0]  # type: ignore[union-attr]
+            part: dict[str, Any] = {"meld": p.meld, "cards": [codes[p.cards[0]]]}
+            if p.joker_to is not None:
+                part["joker_to"] = p.joker_to
+            out.append({"type": "lay_off", "lay_offs": [part]})
+        else:
+            out.append(move_to_json(m))
     return out
 
 
@@ -131,6 +148,7 @@ class _Last:
 
 _LAST_MELDS = _Last()
 _LAST_RESULTS = _Last()
+_LAST_SEATS = _Last()
 
 
 def _melds_view(melds: tuple[Meld, ...]) -> list[dict[str, Any]]:
@@ -213,7 +231,7 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         view["places"] = standings(s)
     if seat is not None:
         view["seat"] = seat
-        view["hand"] = _hand_view(s.hands[seat])
+        view["hand"] = list(map(codes.__getitem__, s.hands[seat]))
         view["held"] = codes[s.held] if s.held >= 0 and seat == turn and phase is Phase.PLAY else None
         view["legal"] = _legal_view(legal_moves(s, seat, now))
     return view
