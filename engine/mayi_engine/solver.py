@@ -54,7 +54,7 @@ Results are cached (:func:`clear_cache` empties the cache).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import combinations, product
 
 from .cards import JOKER, counts_of
@@ -285,12 +285,25 @@ def _suit_runs(have: int, amin: int, max_jokers: int) -> tuple[tuple[int, int, t
     most = min(4 - amin, max_jokers)
     if most < 0:
         return ()
-    runs, ends = _mask_runs(have)
+    runs, ends = (_SUIT_RUNS or _suit_runs_table())[have >> 1]
     return runs[: ends[min(most, 4)]]
 
 
-@cache  # one entry per mask met: 8,192 at most
-def _mask_runs(have: int) -> tuple[tuple[tuple[int, int, tuple[int, ...]], ...], tuple[int, ...]]:
+_MaskRuns = tuple[tuple[tuple[int, int, tuple[int, ...]], ...], tuple[int, ...]]
+#: :func:`_mask_runs` of every mask of ranks (bits 1..13), by ``mask >> 1``: a fixed table,
+#: made whole the first time it is needed (about 25 ms; about 1.4 MB, its tuples shared).
+_SUIT_RUNS: list[_MaskRuns] = []
+
+
+def _suit_runs_table() -> list[_MaskRuns]:
+    global _SUIT_RUNS
+    shared: dict[tuple[int, ...], tuple[int, ...]] = {}
+    table = [(runs, shared.setdefault(ends, ends)) for runs, ends in map(_mask_runs, range(0, 1 << 14, 2))]
+    _SUIT_RUNS = table  # (assigned whole: a thread never sees it half made)
+    return table
+
+
+def _mask_runs(have: int) -> _MaskRuns:
     """Every window's run of a suit whose ranks are the bits of ``have``, sorted (fewest
     jokers first), windows taking the same naturals once; and for each joker count
     ``j`` (0..4) how many of them have at most ``j`` jokers."""
@@ -304,10 +317,9 @@ def _mask_runs(have: int) -> tuple[tuple[tuple[int, int, tuple[int, ...]], ...],
         taken = window << lo
         if taken not in seen:
             seen.add(taken)
-            places = _WINDOW_PLACES[lo][window]
-            jokers = 4 - len(places)
-            out.append((jokers, lo, places))
-            ends[jokers] += 1
+            run = _WINDOW_RUNS[lo][window]
+            out.append(run)
+            ends[run[0]] += 1
     out.sort()
     for j in range(1, 5):
         ends[j] += ends[j - 1]
@@ -317,6 +329,10 @@ def _mask_runs(have: int) -> tuple[tuple[tuple[int, int, tuple[int, ...]], ...],
 #: The run places of window ``lo..lo+3`` whose naturals a 4-bit mask (bit i: place ``lo + i``) holds.
 _WINDOW_PLACES: list[list[tuple[int, ...]]] = [
     [tuple(lo + i for i in range(4) if mask >> i & 1) for mask in range(16)] for lo in range(12)
+]
+#: ``(jokers, lo, places)`` of each window and mask (shared by the table of :func:`_suit_runs`).
+_WINDOW_RUNS: list[list[tuple[int, int, tuple[int, ...]]]] = [
+    [(4 - len(places), lo, places) for places in row] for lo, row in enumerate(_WINDOW_PLACES)
 ]
 
 
