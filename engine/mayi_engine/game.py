@@ -226,7 +226,13 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     The move is verified first (its verify function only raises), then applied to a copy
     of the state with no further checks.
     """
-    verify, apply = _step(state, seat, move)
+    if state.phase is Phase.FINISHED or type(seat) is not int or not 0 <= seat < len(state.names):
+        verify, apply = _step(state, seat, move)  # (refuses; or a Timeout, which has no seat)
+    else:
+        step = _STEPS.get(type(move))
+        if step is None:
+            raise InvalidMoveError("validation_error", f"{move!r} is not a move")
+        verify, apply = step
     plan = verify(state, seat, move, now)  # type: ignore[arg-type]
     s = state.clone()
     s.moves += 1
@@ -355,9 +361,11 @@ def _set_hand(s: State, seat: int, hand: tuple[int, ...]) -> None:
 
 
 def _give(s: State, seat: int, card: int) -> None:
-    hand = list(s.hands[seat])
+    hands = list(s.hands)
+    hand = list(hands[seat])
     insort(hand, card)
-    _set_hand(s, seat, tuple(hand))
+    hands[seat] = tuple(hand)
+    s.hands = tuple(hands)
 
 
 def _bump(values: tuple[int, ...], seat: int, by: int = 1) -> tuple[int, ...]:
