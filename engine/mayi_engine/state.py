@@ -36,6 +36,17 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
+# the enum's class machinery, several times slower than a global, and hot paths read them often.
+_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
+    Phase.FIRST_OFFER,
+    Phase.FIRST_DISCARD,
+    Phase.DRAW,
+    Phase.PLAY,
+    Phase.FINISHED,
+)
+
+
 class GameStatus(StrEnum):
     """Where a game is in its life, as stored and shown: ``waiting`` (seats still open,
     a service state before any deal), ``playing`` and ``finished``."""
@@ -146,18 +157,18 @@ class State:
     @property
     def upcard(self) -> int | None:
         """The card on offer, if any."""
-        if self.phase in (Phase.DRAW, Phase.FIRST_OFFER) and self.discard:
+        if self.phase in (_DRAW_PHASE, _OFFER_PHASE) and self.discard:
             return self.discard[-1]
         return None
 
     @property
     def finished(self) -> bool:
-        return self.phase is Phase.FINISHED
+        return self.phase is _FINISHED_PHASE
 
     @property
     def status(self) -> GameStatus:
         """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
-        return GameStatus.FINISHED if self.phase is Phase.FINISHED else GameStatus.PLAYING
+        return GameStatus.FINISHED if self.phase is _FINISHED_PHASE else GameStatus.PLAYING
 
     def __repr__(self) -> str:
         upcard = self.upcard
