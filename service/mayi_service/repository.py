@@ -59,7 +59,7 @@ from mayi_engine import GameStatus
 
 from . import codec
 from .hub import EventHub
-from .store import is_cluster
+from .store import Scripts, is_cluster
 
 COMMIT_SCRIPT = """
 local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -311,6 +311,8 @@ class GameRepository:
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
         self._load = client.register_script(LOAD_SCRIPT)
+        #: Runs the scripts of the request path (lean calls on a single Redis).
+        self.run = Scripts(client)
         #: Waits for new events, one blocking read per game shared by its waiters.
         self.hub = EventHub(client)
 
@@ -392,7 +394,7 @@ class GameRepository:
         Every stored hash of the game (a few) is compared in constant time, so how long
         the check takes says nothing about the token.
         """
-        game, tokens = self._load(keys=[self.game_key(game_id), self.tokens_key(game_id)])
+        game, tokens = self.run(self._load, [self.game_key(game_id), self.tokens_key(game_id)], ())
         wanted = token_hash.encode()
         seat = None
         for i in range(0, len(tokens), 2):
@@ -445,7 +447,7 @@ class GameRepository:
         idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         keys.append(self.archive_key(game_id))
-        result = self._commit(keys=keys, args=args)
+        result = self.run(self._commit, keys, args)
         version = int(result[0])
         if version == -1:
             raise VersionConflict(game_id, expected_version)
