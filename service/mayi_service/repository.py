@@ -257,6 +257,23 @@ class TableMeta:
         return all(self.names)
 
 
+#: Tables' meta data read from their stored JSON, by that JSON (:func:`table_meta`).
+_METAS: dict[bytes, TableMeta] = {}
+#: Most entries of :data:`_METAS` (beyond: it starts again, empty).
+METAS_KEPT = 1024
+
+
+def table_meta(raw: bytes) -> TableMeta:
+    """The :class:`TableMeta` stored as ``raw``, read once per text in this process: a table's
+    meta data changes only while its seats fill, and every request reads it."""
+    found = _METAS.get(raw)
+    if found is None:
+        if len(_METAS) >= METAS_KEPT:
+            _METAS.clear()
+        found = _METAS[raw] = TableMeta.from_json(raw)
+    return found
+
+
 @dataclass
 class GameRecord:
     """One game as stored: its meta data, the engine state JSON, and counters."""
@@ -413,7 +430,7 @@ class GameRepository:
             version=int(data[b"version"]),
             seq=int(data[b"seq"]),
             status=GameStatus(data[b"status"].decode()),
-            meta=TableMeta.from_json(data[b"meta"]),
+            meta=table_meta(data[b"meta"]),
             state=data[b"state"].decode() if b"state" in data else None,
             deadline=float(deadline) if deadline else None,
             clock_at=float(clock_at) if clock_at else None,
@@ -526,11 +543,7 @@ class GameRepository:
         for gid, row in zip(game_ids, pipe.execute(), strict=True):
             if row[0] is None:
                 continue
-            out.append(
-                GameRecord(
-                    gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), TableMeta.from_json(row[3]), None
-                )
-            )
+            out.append(GameRecord(gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), table_meta(row[3]), None))
         return out
 
     def due_games(self, now: float, limit: int = 100) -> list[str]:
