@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+import hiredis
 import redis
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
@@ -523,7 +524,7 @@ class Scripts:
 
     On a single Redis (a plain client over a connection pool: ``redis://``, ``rediss://``,
     ``unix://``, ``redis+sentinel://``) each call is sent straight on a pooled connection:
-    ``EVALSHA``, then its reply, without redis-py's per-command layers (its pool's lock,
+    ``EVALSHA`` (packed by hiredis), then its reply, without redis-py's per-command layers (its pool's lock,
     queue and readiness poll on every borrow, its observability records, its deprecation
     checks and retry wrapper), which cost about as much CPU as the rest of a small
     command's work. A few connections are kept between calls; more at once come from the
@@ -554,7 +555,7 @@ class Scripts:
         """The reply of ``script`` run over ``keys`` and ``args`` (as ``script(keys=..., args=...)``)."""
         if self.pool is None:
             return script(keys=keys, args=args)
-        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        command = [hiredis.pack_command((b"EVALSHA", script.sha, len(keys), *keys, *args))]
         reply: Any = None
         sent = False
         if self.idle:
@@ -567,10 +568,10 @@ class Scripts:
             return script(keys=keys, args=args)  # redis-py loads it and runs it again
         return reply
 
-    def _send(self, conn: Any, command: tuple[Any, ...]) -> Any:
-        """``command``'s reply on ``conn`` (``_NO_SCRIPT`` for a NOSCRIPT error)."""
+    def _send(self, conn: Any, command: list[bytes]) -> Any:
+        """The reply to ``command`` (packed) on ``conn`` (``_NO_SCRIPT`` for a NOSCRIPT error)."""
         try:
-            conn.send_command(*command)
+            conn.send_packed_command(command)
             reply = conn.read_response()
         except ResponseError as exc:  # an error reply: the connection is in step, keep it
             self._give_back(conn)
