@@ -558,10 +558,14 @@ class Scripts:
         command = [hiredis.pack_command((b"EVALSHA", script.sha, len(keys), *keys, *args))]
         reply: Any = None
         sent = False
-        if self.idle:
+        try:
+            kept = self.idle.pop()  # (threads may share the list: it may empty under our feet)
+        except IndexError:
+            kept = None
+        if kept is not None:
             # A kept connection closed by the server since its last use: once more, on a checked one.
             with contextlib.suppress(redis.ConnectionError):
-                reply, sent = self._send(self.idle.pop(), command), True
+                reply, sent = self._send(kept, command), True
         if not sent:
             reply = self._send(self.pool.get_connection(), command)
         if reply is _NO_SCRIPT:
