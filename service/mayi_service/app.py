@@ -239,7 +239,7 @@ def _request_hooks(app: Flask, settings: Settings) -> None:
 
     def after_request(response: Response) -> Response:
         response = metrics(response)
-        if "Origin" in request.headers:
+        if "HTTP_ORIGIN" in request.environ:
             response = cors_headers(response)
         return response
 

@@ -356,11 +356,12 @@ class Bots:
                 return self.decisions(bot_id)
 
     # -- the commit hook --------------------------------------------------------
-    def after_commit(self, record: GameRecord) -> None:
+    def after_commit(self, record: GameRecord, state: engine.State | None = None) -> None:
         """Wake the bots of ``record`` that may have a decision now (called after every
-        commit of a game): each gets a wake entry, so its waiting long-polls look again.
-        A game no bot sits at (most) costs nothing: its record says so."""
-        seats = waking_seats(record)
+        commit of a game; ``state``: the record's engine state, if the caller has it): each
+        gets a wake entry, so its waiting long-polls look again. A game no bot sits at
+        (most) costs nothing: its record says so."""
+        seats = waking_seats(record, state)
         if not seats:
             return
         raw = self.r.hgetall(self.game_bots_key(record.id))
@@ -370,18 +371,21 @@ class Bots:
             self.deliver(record, raw)
 
 
-def waking_seats(record: GameRecord) -> set[int]:
+def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[int]:
     """The bot seats of ``record`` to wake after a commit: those that may have a decision
     (a claimant the upcard waits for, the seat to act), or all of them once the game is
     over (a bot's poll then learns it has no game left). The others are left asleep: a
     commit gives them nothing to do, and a woken poll would only load the game to find
-    that out. (Whether a woken seat has legal moves, its poll works out.)"""
+    that out. (Whether a woken seat has legal moves, its poll works out.) ``state``: the
+    record's engine state, if the caller has it (the committing step does): else it is read
+    from the record."""
     bots = record.meta.bot_seats
     if not bots or record.status == GameStatus.WAITING:
         return set()
     if record.status != GameStatus.PLAYING or record.state is None:
         return set(bots)
-    state = codec.load_state(record.state)
+    if state is None:
+        state = codec.load_state(record.state)
     return {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
 
 

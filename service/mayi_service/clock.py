@@ -36,6 +36,7 @@ from rq.registry import ScheduledJobRegistry
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
+from mayi_engine.state import State
 
 from .config import Settings
 from .games import Games
@@ -176,9 +177,9 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
     bots.deliver = bots.webhooks.on_commit
 
-    def after_commit(record: GameRecord) -> None:
-        bots.after_commit(record)
-        house.after_commit(record)
+    def after_commit(record: GameRecord, state: State | None) -> None:
+        bots.after_commit(record, state)
+        house.after_commit(record, state)
 
     games.after_commit = after_commit
     return games, clock

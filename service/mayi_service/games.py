@@ -62,12 +62,32 @@ class Update(Generic[T]):
     """What one attempt of :meth:`Games.update` decided: the change to commit over the
     record it read, the record that makes, what to answer once committed (``result``),
     and an error to raise once committed (``error``: a move refused after the timeouts
-    that were due, which are kept)."""
+    that were due, which are kept). ``state``: the engine state of ``after``, when the
+    step has it (the commit hooks then need not parse it again)."""
 
     change: Change
     after: GameRecord
     result: T
     error: Exception | None = field(default=None)
+    state: State | None = field(default=None)
+
+
+@dataclass
+class Played:
+    """A move played for a seat over a stored game (:meth:`Games.play_move`): what it makes,
+    not yet committed.
+
+    ``first``: the events applied before the move, in order: the seat's return (when it
+    acts in person) and the timeouts whose deadline had passed. ``error``: the engine's
+    refusal of the move; ``state`` is then the game after ``first`` only. ``change`` and
+    ``after`` are what committing ``state`` writes and the record it makes (``None``: a
+    refused move with nothing before it, so nothing to commit)."""
+
+    state: State
+    first: list[engine.Event]
+    error: MayIError | None
+    change: Change | None
+    after: GameRecord | None
 
 
 @dataclass
@@ -96,8 +116,9 @@ class Games:
         # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
         #: What stands for a bearer token in a game's token map (a bot token: its bot's digest).
         self.token_digest: Callable[[str], str] = token_hash
-        #: Called after every successful commit of a game (wakes the bots seated there).
-        self.after_commit: Callable[[GameRecord], None] | None = None
+        #: Called after every successful commit of a game (wakes the bots seated there), with the
+        #: engine state of the committed record when the committing step has it (else ``None``).
+        self.after_commit: Callable[[GameRecord, State | None], None] | None = None
         #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
         self.bots: Any = None
         #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
@@ -144,10 +165,21 @@ class Games:
             tokens[token_hash(token)] = seat
             meta = meta.seated(seat, player["name"])
             issued.append({"seat": seat, "name": player["name"], "token": token})
-        game_id = secrets.token_urlsafe(9)
+        return self.open_table(meta, tokens, owner=owner), issued
+
+    def open_table(
+        self, meta: TableMeta, tokens: dict[str, int], *, game_id: str | None = None, owner: str | None = None
+    ) -> GameRecord:
+        """Store a new table of ``meta`` whose seats' token digests are ``tokens`` (digest →
+        seat), dealt at once when every seat is taken, with its clock and the commit hooks
+        run as after any commit. ``game_id``: the table's id (default: a fresh random one);
+        ``owner`` (the client address) may have at most ``max_open_per_owner`` open tables
+        (409 ``too_many_open_tables``). (:meth:`create` for the API; the ladder's matches.)"""
+        game_id = game_id or secrets.token_urlsafe(9)
         record = GameRecord(game_id, 1, 0, GameStatus.WAITING, meta, None)
         events: list[tuple[int, str]] = []
         now = self.clock()
+        state = None
         if meta.full:
             state, engine_events = self._start(meta, now)
             record.state = codec.dump_state(state)
@@ -170,12 +202,12 @@ class Games:
             self.repo.index_clock(game_id, math.ceil(record.deadline))
         self.repo.create(record, tokens, events, meta.created_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(record)
+            self.after_commit(record, state)
         if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
                 self.on_commit(record, at)
-        return record, issued
+        return record
 
     def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
         rules = get_rules(meta.variant, meta.options)
@@ -218,12 +250,13 @@ class Games:
             holder = digest or (token_hash(token) if token else None)
             change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})
             updated = GameRecord(game_id, record.version + 1, record.seq, GameStatus.WAITING, meta, None)
+            state = None
             if meta.full:
                 state, events = self._start(meta, now)
                 started, updated = self._state_change(record, state, events, now, meta)
                 change.fields.update(started.fields)
                 change.events, change.clock = started.events, started.clock
-            return Update(change, updated, (updated, chosen, token))
+            return Update(change, updated, (updated, chosen, token), state=state)
 
         return self.update(game_id, step)
 
@@ -251,7 +284,7 @@ class Games:
             if planned is None:
                 return None
             try:
-                self._commit(record, planned.change, planned.after, now)
+                self._commit(record, planned.change, planned.after, now, planned.state)
             except VersionConflict:
                 record = None
                 continue
@@ -260,8 +293,11 @@ class Games:
             return planned.result
         raise _busy()
 
-    def _commit(self, before: GameRecord, change: Change, after: GameRecord, now: float) -> None:
-        """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step."""
+    def _commit(
+        self, before: GameRecord, change: Change, after: GameRecord, now: float, state: State | None = None
+    ) -> None:
+        """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step
+        (``state``: the engine state of ``after``, if the caller has it, for the commit hooks)."""
         if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
         if change.clock is not None and before.clock_at is None and self.on_commit is not None:
@@ -278,7 +314,7 @@ class Games:
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(after)
+            self.after_commit(after, state)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -391,25 +427,19 @@ class Games:
                     f"If-Match: the game is at version {record.version}, not {if_match}",
                     current_version=record.version,
                 )
-            if record.state is None:
-                raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
             # The seat is acting: it is present again before anything is played for it.
-            state, events = engine.seat_returns(codec.load_state(record.state), seat)
-            state, due = self._due_timeouts(state, now)
-            events += due
-            try:
-                new_state, more = engine.play(state, seat, move, now)
-            except MayIError as exc:
-                if not events:
-                    raise from_engine(exc) from exc
+            played = self.play_move(record, seat, move, now, returns=True)
+            if played.error is not None:
+                if played.change is None:
+                    raise from_engine(played.error) from played.error
                 # Keep the timeouts that were due (and the return), then report the error.
-                change, updated = self._state_change(record, state, events, now)
-                return Update(change, updated, {}, error=from_engine(exc))
-            change, updated = self._state_change(record, new_state, events + more, now)
-            body = self.view(updated, viewer, now, new_state)
+                assert played.after is not None
+                return Update(played.change, played.after, {}, error=from_engine(played.error), state=played.state)
+            assert played.change is not None and played.after is not None
+            body = self.view(played.after, viewer, now, played.state)
             if idem_digest is not None:
-                change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
-            return Update(change, updated, body)
+                played.change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
+            return Update(played.change, played.after, body, state=played.state)
 
         try:
             result = self.update(game_id, step, first=record)
@@ -418,28 +448,50 @@ class Games:
         assert result is not None
         return result
 
-    def play_for_seat(self, record: GameRecord, seat: int, move: Move) -> bool:
-        """Play ``move`` for ``seat`` if the game is still at ``record``'s version (a house bot's
-        decision: the job worker's). True if it was committed; a game that moved on, or a move
-        that the game refuses, commits nothing."""
+    def play_move(self, record: GameRecord, seat: int, move: Move, now: float, *, returns: bool = False) -> Played:
+        """``move`` played for ``seat`` over ``record`` at ``now``, after the timeouts whose
+        deadline has passed (and, with ``returns``, after the seat's return: a seat acting in
+        person is present again): the one step of every move a seat makes, whoever sends it
+        (an action, a house bot, a ladder match). Nothing is committed: see :class:`Played`.
 
-        def step(current: GameRecord, now: float) -> Update[bool] | None:
+        Raises 409 ``wrong_phase`` for a table whose seats are still open."""
+        if record.state is None:
+            raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
+        state = codec.load_state(record.state)
+        first: list[engine.Event] = []
+        if returns:
+            state, first = engine.seat_returns(state, seat)
+        state, due = self._due_timeouts(state, now)
+        first += due
+        try:
+            new_state, more = engine.play(state, seat, move, now)
+        except MayIError as exc:
+            if not first:
+                return Played(state, first, exc, None, None)
+            change, after = self._state_change(record, state, first, now)
+            return Played(state, first, exc, change, after)
+        change, after = self._state_change(record, new_state, first + more, now)
+        return Played(new_state, first, None, change, after)
+
+    def play_for_seat(self, record: GameRecord, seat: int, move: Move) -> GameRecord | None:
+        """Play ``move`` for ``seat`` if the game is still at ``record``'s version (a house bot's
+        decision, or a ladder match's); the record committed, or ``None`` when nothing was:
+        the game moved on or is gone, a deadline passed (the clock's move comes first, then a
+        new decision), or the game refused the move."""
+
+        def step(current: GameRecord, now: float) -> Update[GameRecord] | None:
             if current.version != record.version or current.state is None:
                 return None
-            state, events = self._due_timeouts(codec.load_state(current.state), now)
-            if events:
-                return None  # a deadline passed: the clock's move first, then a new decision
-            try:
-                new_state, more = engine.play(state, seat, move, now)
-            except MayIError:
+            played = self.play_move(current, seat, move, now)
+            if played.first or played.error is not None:
                 return None
-            change, updated = self._state_change(current, new_state, more, now)
-            return Update(change, updated, True)
+            assert played.change is not None and played.after is not None
+            return Update(played.change, played.after, played.after, state=played.state)
 
         try:
-            return bool(self.update(record.id, step, first=record))
+            return self.update(record.id, step, first=record)
         except GameGone:
-            return False
+            return None
 
     def _raise_if_replayed(self, game_id: str, digest: str | None, body_digest: str) -> None:
         """Raise :class:`_Replayed` with the first answer to this Idempotency-Key, if there is one."""

@@ -2,7 +2,7 @@
 
 A table asks for one with ``POST /v1/games/{id}/seats`` and ``{"house_bot": "greedy"}``; the
 seat's bot name is kept in the table's meta (``house_bots``). After every commit of a playing
-game that has a house seat, :meth:`HouseBots.after_commit` queues one job
+game where a house seat must decide, :meth:`HouseBots.after_commit` queues one job
 (:func:`run_house_job`) on the jobs queue. The job loads the game, lets the first house seat
 that must decide (a pending claimant before the player whose turn it is, as at a real table)
 answer through the same engine call as an action, and commits with a version check. That
@@ -22,6 +22,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, MayIError, legal_moves, move_from_json, pending_claimants
+from mayi_engine.state import State
 
 from . import codec
 from .games import Games, Viewer
@@ -70,11 +71,20 @@ class HouseBots:
             )
 
     # -- the commit hook -------------------------------------------------------
-    def after_commit(self, record: GameRecord) -> None:
-        """Queue a house job for ``record`` when it is a playing game with a house seat."""
+    def after_commit(self, record: GameRecord, state: State | None = None) -> None:
+        """Queue a house job for ``record`` when it is a playing game where a house seat must
+        decide now (``state``: the record's engine state, if the caller has it). A commit
+        after which only people (or outside bots) may act queues nothing: the commit that
+        gives a house seat its next decision (a person's move, the clock's) queues the job."""
         if not record.meta.house_bots or record.status != GameStatus.PLAYING or self.queue is None:
             return
         if record.meta.ladder:  # a ladder match: its match job plays the house seats (mayi_service.ladder)
+            return
+        if record.state is None:
+            return
+        if state is None:
+            state = codec.load_state(record.state)
+        if self._deciding(record, state, self.games.clock()) is None:
             return
         self.queue.enqueue(
             run_house_job,
@@ -116,9 +126,9 @@ class HouseBots:
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
             log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
             return False
-        return self.games.play_for_seat(record, seat, move)
+        return self.games.play_for_seat(record, seat, move) is not None
 
-    def _deciding(self, record: GameRecord, state: Any, now: float) -> int | None:
+    def _deciding(self, record: GameRecord, state: State, now: float) -> int | None:
         """The first house seat that must decide now: claimants clockwise from the turn, then the actor."""
         house = {seat for seat, _ in record.meta.house_bots}
         pending = sorted(pending_claimants(state), key=lambda p: (p - state.turn) % state.players)

@@ -54,9 +54,9 @@ from mayi_engine.rules import VARIANTS, get_rules
 
 from . import codec
 from .config import Settings
-from .games import Games, Update, Viewer
+from .games import Games, Viewer
 from .problems import ServiceError
-from .repository import GameGone, GameRecord, TableMeta
+from .repository import GameRecord, TableMeta
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -477,22 +477,11 @@ class Ladder:
         )
         from .bots import seat_digest
 
-        now = self.clock()
-        state, engine_events = self.games._start(meta, now)
-        from mayi_engine import deadline
-
-        events = self.games._stamp(engine_events, 0, now)
-        record = GameRecord(game_id, 1, len(events), GameStatus.PLAYING, meta, codec.dump_state(state), deadline(state))
         tokens = {seat_digest(s["bot_id"]): s["seat"] for s in match["seats"] if not s["house"]}
-        self.repo.create(record, tokens, events, now)
+        record = self.games.open_table(meta, tokens, game_id=game_id)
         for s in match["seats"]:
             if not s["house"]:
                 self.games.bots.took_seat(s["bot_id"], game_id, s["seat"])
-        if self.games.after_commit is not None:
-            self.games.after_commit(record)
-        _, at = self.repo.claim_clock(game_id, None)
-        if at is not None and self.games.on_commit is not None:
-            self.games.on_commit(record, at)
         return record
 
     def _start_round(self, variant: str) -> int:
@@ -548,29 +537,10 @@ class Ladder:
             record = self.games.load(game_id)
 
     def _play_move(self, record: GameRecord, seat: int, move: Any) -> GameRecord | None:
-        """Commit ``move`` for ``seat`` if the game is still at ``record``'s version, as
-        :meth:`Games.play_for_seat` does, and return the record it made (no reload: one
-        round trip per move). ``None``: the game moved on, a deadline passed, or the move
-        was refused."""
-        from mayi_engine import MayIError, play
-
-        def step(current: GameRecord, now: float) -> Update[GameRecord] | None:
-            if current.version != record.version or current.state is None:
-                return None
-            state, events = self.games._due_timeouts(codec.load_state(current.state), now)
-            if events:
-                return None  # a deadline passed: the clock's move first, then a new decision
-            try:
-                new_state, more = play(state, seat, move, now)
-            except MayIError:
-                return None
-            change, updated = self.games._state_change(current, new_state, more, now)
-            return Update(change, updated, updated)
-
-        try:
-            return self.games.update(record.id, step, first=record)
-        except GameGone:
-            return None
+        """Commit ``move`` for ``seat`` if the game is still at ``record``'s version
+        (:meth:`Games.play_for_seat`) and return the record it made (no reload: one round trip
+        per move). ``None``: the game moved on, a deadline passed, or the move was refused."""
+        return self.games.play_for_seat(record, seat, move)
 
     def _wait(self, record: GameRecord, due: float | None, most: float) -> None:
         left = most if due is None else min(most, max(0.0, due - self.clock()) + 0.05)

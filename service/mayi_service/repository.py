@@ -59,7 +59,7 @@ from mayi_engine import GameStatus
 
 from . import codec
 from .hub import EventHub
-from .store import is_cluster
+from .store import Scripts, is_cluster
 
 COMMIT_SCRIPT = """
 local game, events, tokens, idem, archive = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -257,6 +257,23 @@ class TableMeta:
         return all(self.names)
 
 
+#: Tables' meta data read from their stored JSON, by that JSON (:func:`table_meta`).
+_METAS: dict[bytes, TableMeta] = {}
+#: Most entries of :data:`_METAS` (beyond: it starts again, empty).
+METAS_KEPT = 1024
+
+
+def table_meta(raw: bytes) -> TableMeta:
+    """The :class:`TableMeta` stored as ``raw``, read once per text in this process: a table's
+    meta data changes only while its seats fill, and every request reads it."""
+    found = _METAS.get(raw)
+    if found is None:
+        if len(_METAS) >= METAS_KEPT:
+            _METAS.clear()
+        found = _METAS[raw] = TableMeta.from_json(raw)
+    return found
+
+
 @dataclass
 class GameRecord:
     """One game as stored: its meta data, the engine state JSON, and counters."""
@@ -311,6 +328,8 @@ class GameRepository:
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
         self._load = client.register_script(LOAD_SCRIPT)
+        #: Runs the scripts of the request path (lean calls on a single Redis).
+        self.run = Scripts(client)
         #: Waits for new events, one blocking read per game shared by its waiters.
         self.hub = EventHub(client)
 
@@ -392,7 +411,7 @@ class GameRepository:
         Every stored hash of the game (a few) is compared in constant time, so how long
         the check takes says nothing about the token.
         """
-        game, tokens = self._load(keys=[self.game_key(game_id), self.tokens_key(game_id)])
+        game, tokens = self.run(self._load, [self.game_key(game_id), self.tokens_key(game_id)], ())
         wanted = token_hash.encode()
         seat = None
         for i in range(0, len(tokens), 2):
@@ -411,7 +430,7 @@ class GameRepository:
             version=int(data[b"version"]),
             seq=int(data[b"seq"]),
             status=GameStatus(data[b"status"].decode()),
-            meta=TableMeta.from_json(data[b"meta"]),
+            meta=table_meta(data[b"meta"]),
             state=data[b"state"].decode() if b"state" in data else None,
             deadline=float(deadline) if deadline else None,
             clock_at=float(clock_at) if clock_at else None,
@@ -445,7 +464,7 @@ class GameRepository:
         idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         keys.append(self.archive_key(game_id))
-        result = self._commit(keys=keys, args=args)
+        result = self.run(self._commit, keys, args)
         version = int(result[0])
         if version == -1:
             raise VersionConflict(game_id, expected_version)
@@ -524,11 +543,7 @@ class GameRepository:
         for gid, row in zip(game_ids, pipe.execute(), strict=True):
             if row[0] is None:
                 continue
-            out.append(
-                GameRecord(
-                    gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), TableMeta.from_json(row[3]), None
-                )
-            )
+            out.append(GameRecord(gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), table_meta(row[3]), None))
         return out
 
     def due_games(self, now: float, limit: int = 100) -> list[str]:

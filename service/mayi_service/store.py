@@ -22,14 +22,19 @@ import subprocess
 import tempfile
 import threading
 import time
+import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+import hiredis
 import redis
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
+from redis.commands.core import Script
+from redis.exceptions import NoScriptError, ResponseError
 from redis.retry import Retry
 from redis.utils import SENTINEL
 
@@ -512,6 +517,102 @@ def connect(url: str, setting: str = "REDIS_URL", **kwargs: Any) -> Any:
     except ValueError as exc:
         raise ValueError(f"{setting}: {exc}") from exc
     return redis.Redis(connection_pool=pool)
+
+
+class Scripts:
+    """Runs the request path's Lua scripts with as little client work as a call can take.
+
+    On a single Redis (a plain client over a connection pool: ``redis://``, ``rediss://``,
+    ``unix://``, ``redis+sentinel://``) each call is sent straight on a pooled connection:
+    ``EVALSHA`` (packed by hiredis), then its reply, without redis-py's per-command layers (its pool's lock,
+    queue and readiness poll on every borrow, its observability records, its deprecation
+    checks and retry wrapper), which cost about as much CPU as the rest of a small
+    command's work. A few connections are kept between calls; more at once come from the
+    pool, which checks them, and go back to it.
+
+    Errors behave as redis-py's own with this service's settings (no retries): a
+    connection that failed is closed and the error raised. The one difference: a kept
+    connection is not polled before use, so one the server has closed since (a restart,
+    an idle timeout, ``CLIENT KILL``) fails on use; such a call is sent once more, on a
+    connection from the pool (a server that closed the connection never ran the
+    command). A script the server does not hold (``NOSCRIPT``: Redis restarted without its
+    script cache) is loaded and run again by redis-py. On a Redis Cluster, which routes
+    each call by its keys' slot, every call goes through redis-py.
+    """
+
+    #: Connections kept between calls.
+    KEEP = 32
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        pool = getattr(client, "connection_pool", None)
+        #: The pool the connections come from (``None``: a cluster, through redis-py).
+        self.pool = None if is_cluster(client) or pool is None else pool
+        self.idle: list[Any] = []
+        _ALL_SCRIPTS.add(self)
+
+    def __call__(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """The reply of ``script`` run over ``keys`` and ``args`` (as ``script(keys=..., args=...)``)."""
+        if self.pool is None:
+            return script(keys=keys, args=args)
+        command = [hiredis.pack_command((b"EVALSHA", script.sha, len(keys), *keys, *args))]
+        reply: Any = None
+        sent = False
+        try:
+            kept = self.idle.pop()  # (threads may share the list: it may empty under our feet)
+        except IndexError:
+            kept = None
+        if kept is not None:
+            # A kept connection closed by the server since its last use: once more, on a checked one.
+            with contextlib.suppress(redis.ConnectionError):
+                reply, sent = self._send(kept, command), True
+        if not sent:
+            reply = self._send(self.pool.get_connection(), command)
+        if reply is _NO_SCRIPT:
+            return script(keys=keys, args=args)  # redis-py loads it and runs it again
+        return reply
+
+    def _send(self, conn: Any, command: list[bytes]) -> Any:
+        """The reply to ``command`` (packed) on ``conn`` (``_NO_SCRIPT`` for a NOSCRIPT error)."""
+        try:
+            conn.send_packed_command(command)
+            reply = conn.read_response()
+        except ResponseError as exc:  # an error reply: the connection is in step, keep it
+            self._give_back(conn)
+            if isinstance(exc, NoScriptError):
+                return _NO_SCRIPT
+            raise
+        except BaseException:
+            conn.disconnect()
+            self.pool.release(conn)  # type: ignore[union-attr]
+            raise
+        self._give_back(conn)
+        return reply
+
+    def _give_back(self, conn: Any) -> None:
+        if len(self.idle) < self.KEEP:
+            self.idle.append(conn)
+        else:
+            self.pool.release(conn)  # type: ignore[union-attr]
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's connections are not this process's to use."""
+        self.idle = []
+
+
+#: What :meth:`Scripts._send` answers for a ``NOSCRIPT`` error.
+_NO_SCRIPT = object()
+
+#: Every :class:`Scripts`, so that a forked child forgets their connections.
+_ALL_SCRIPTS: weakref.WeakSet[Scripts] = weakref.WeakSet()
+
+
+def _forget_connections() -> None:
+    for scripts in list(_ALL_SCRIPTS):
+        scripts._forget()
+
+
+os.register_at_fork(after_in_child=_forget_connections)
 
 
 def jobs_url(url: str, jobs: str) -> str:

@@ -208,3 +208,42 @@ def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: A
     events = client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]
     drew = [e for e in events if e["type"] in ("drew", "took_upcard")][-1]
     assert drew["seat"] == 1 and drew["type"] == "drew", drew
+
+
+def test_no_house_job_is_queued_while_only_a_person_can_act(settings: Any) -> None:
+    """A commit after which no house seat has a decision queues no house job (it would only
+    load the game to find nothing to do); the commit that gives a house seat its turn does."""
+    from dataclasses import replace
+
+    from rq.job import Job
+
+    from mayi_service.app import create_app
+    from mayi_service.house import job_id
+
+    app = create_app(replace(settings, schedule_clock_jobs=True))  # a queue; no worker: the test plays the jobs
+    client = app.test_client()
+    games = app.extensions["mayi"].games
+    queue = games.house.queue
+    created = client.post("/v1/games", json={"variant": "may_i", "seats": 3, "options": SLOW}).get_json()
+    game_id = created["game_id"]
+    for seat in (0, 1):
+        assert client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random", "seat": seat}).status_code == 201
+    person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()["token"]
+    for seat in (0, 1):
+        games.house._bots[(game_id, seat)] = _StockBot()
+
+    def queued(version: int) -> bool:
+        return bool(Job.exists(job_id(game_id, version), connection=queue.connection))
+
+    start = games.load(game_id).version
+    assert queued(start), "the deal gives a house seat the first upcard: its job is queued"
+    while games.house.play(game_id, games.load(game_id).version):
+        pass
+    version = games.load(game_id).version
+    view = client.get(f"/v1/games/{game_id}", headers=auth(person)).get_json()
+    assert {m["type"] for m in view["legal"]} == {"claim"}, "only the person may act: the first upcard is theirs"
+    assert not queued(version), "nothing for a house seat to decide: no job"
+    # The person passes: the house seat on turn has a decision now, and its job is queued.
+    answered = client.post(f"/v1/games/{game_id}/claims", json={"claim": False}, headers=auth(person))
+    assert answered.status_code == 200, answered.get_json()
+    assert queued(answered.get_json()["version"])

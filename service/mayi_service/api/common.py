@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn, TypeVar
 
 import flask
+import orjson
 from flask import current_app, request
 from flask_smorest import Blueprint, abort
 from marshmallow import RAISE, missing
@@ -230,12 +231,16 @@ class StrictBlueprint(Blueprint):
 
 def read_arguments(schema: type, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
     """The JSON body of the request as ``schema`` loads it, read leanly: a body that ``accept``
-    says is already what the schema would load it into (the common, valid shapes) is taken
-    as it is; any other goes through the schema (webargs), whose errors name the field."""
+    says is already what the schema would load it into (the common, valid shapes: strings
+    and booleans only) is taken as orjson reads it; any other body, or one orjson refuses,
+    goes through the strict JSON reader and the schema (webargs), whose errors name the field."""
     parser: StrictParser = StrictBlueprint.ARGUMENTS_PARSER
     req = request._get_current_object()  # type: ignore[attr-defined]
     if accept is not None and is_json_request(req):
-        body = parser._raw_load_json(req)
+        try:
+            body = orjson.loads(read_body(req))
+        except orjson.JSONDecodeError:
+            body = None
         if type(body) is dict and accept(body):
             return body
     loaded: dict[str, Any] = parser.parse(schema, req, location="json")
