@@ -346,11 +346,17 @@ class Client:
         return account
 
     @operation("GET", "/v1/bots/me/decisions")
-    def get_decisions(self, wait: float = 0) -> DecisionList:
+    def get_decisions(self, wait: float = 0, skip: Iterable[str] = ()) -> DecisionList:
         """Every decision waiting for the bot (each with the seat's view and legal moves);
-        with none, wait up to ``wait`` s (≤ 60) for one, or until the bot's last game ends."""
+        with none, wait up to ``wait`` s (≤ 60) for one, or until the bot's last game ends.
+        ``skip``: keys of decisions the bot waits on (:attr:`Decision.key`), left out until
+        they change."""
         wait = max(0.0, min(float(wait), MAX_WAIT))
-        data = self._call("GET", "/v1/bots/me/decisions", params={"wait": wait}, timeout=self.timeout + wait)
+        params: dict[str, Any] = {"wait": wait}
+        keys = sorted(set(skip))
+        if keys:
+            params["skip"] = keys
+        data = self._call("GET", "/v1/bots/me/decisions", params=params, timeout=self.timeout + wait)
         return DecisionList.from_json(data)
 
     # -- the bot ladder -----------------------------------------------------

@@ -32,7 +32,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -71,6 +71,42 @@ def seat_digest(bot_id: str) -> str:
 
 def is_bot_token(token: str | None) -> bool:
     return bool(token) and str(token).startswith(BOT_TOKEN_PREFIX)
+
+
+@dataclass
+class DecisionPage:
+    """What a decisions poll answers: the ``decisions`` (each :func:`decision_entry`), the
+    number of ``games`` not ended, the keys of the skipped decisions still waiting, and
+    the earliest time one of those may change on the clock alone (``None``: none)."""
+
+    decisions: list[dict[str, Any]]
+    games: int
+    skipped: list[str] = field(default_factory=list)
+    changes_at: float | None = None
+
+
+def decision_key(game_id: str, state: engine.State, seat: int, legal: tuple[engine.Move, ...]) -> str:
+    """A decision's key: the same while the seat's choices in this turn stay the same.
+
+    It names the game, seat, round, turn (turns completed in the round), phase, the
+    seat's hand and its legal moves. Another seat's answer to the upcard leaves it as it
+    is, unless it changes what the seat may do (the last answer makes the stock draw
+    legal for the seat on turn); any move of the seat itself changes it. A bot that
+    waits on a decision (``skip``) is shown it again only under a new key."""
+    text = f"{game_id}|{seat}|{state.round}|{state.round_turns}|{state.phase.name}|{state.hands[seat]}|{legal!r}"
+    return base64.urlsafe_b64encode(hashlib.blake2b(text.encode(), digest_size=12).digest()).decode()
+
+
+def decision_entry(view: dict[str, Any], key: str) -> dict[str, Any]:
+    """One decision as the API lists it (and a webhook delivers it), from the seat's view."""
+    return {
+        "game_id": view["id"],
+        "seat": view["seat"],
+        "version": view["version"],
+        "key": key,
+        "deadline": view.get("deadline"),
+        "view": view,
+    }
 
 
 @dataclass
@@ -290,15 +326,20 @@ class Bots:
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
     # -- decisions ------------------------------------------------------------
-    def decisions(
-        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
-    ) -> tuple[list[dict[str, Any]], int]:
-        """Every decision waiting for the bot now (one per game and seat that must act), and
-        the number of games it sits in that have not ended (``held``: its seats, if read)."""
+    def page(
+        self,
+        bot_id: str,
+        now: float | None = None,
+        held: dict[str, list[int]] | None = None,
+        skip: frozenset[str] = frozenset(),
+    ) -> DecisionPage:
+        """Every decision waiting for the bot now (one per game and seat that must act) but
+        those whose ``key`` is in ``skip`` (the bot waits on them), and the number of games
+        it sits in that have not ended (``held``: its seats, if read)."""
         now = self.clock() if now is None else now
         held = self.seats_of(bot_id) if held is None else held
         if not held:
-            return [], 0
+            return DecisionPage([], 0)
         pipe = self.r.pipeline(transaction=False)
         for game_id in held:
             pipe.hgetall(self.repo.game_key(game_id))
@@ -307,26 +348,34 @@ class Bots:
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
             self.r.hdel(self.games_key(bot_id), *gone)
-        out = []
+        page = DecisionPage([], len(held) - len(gone))
         for game_id, seats in held.items():
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
             state = codec.load_state(record.state)
             for seat in seats:
-                if not engine.legal_moves(state, seat, now):
+                legal = engine.legal_moves(state, seat, now)
+                if not legal:
                     continue
-                view = self.games.view(record, Viewer(seat), now, state)
-                out.append(
-                    {
-                        "game_id": game_id,
-                        "seat": seat,
-                        "version": record.version,
-                        "deadline": view.get("deadline"),
-                        "view": view,
-                    }
-                )
-        return out, len(held) - len(gone)
+                key = decision_key(game_id, state, seat, legal)
+                if key in skip:
+                    page.skipped.append(key)
+                    closes = state.claim_closes_at
+                    if closes is not None and closes > now and state.phase is engine.Phase.DRAW:
+                        # The window's clock changes the legal moves without a commit.
+                        page.changes_at = closes if page.changes_at is None else min(page.changes_at, closes)
+                    continue
+                page.decisions.append(decision_entry(self.games.view(record, Viewer(seat), now, state), key))
+        return page
+
+    def decisions(
+        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Every decision waiting for the bot now, and the number of games it sits in that
+        have not ended (:meth:`page` with nothing skipped)."""
+        page = self.page(bot_id, now, held)
+        return page.decisions, page.games
 
     def wake_seq(self, bot_id: str) -> int:
         found = self.r.get(self.wake_seq_key(bot_id))
@@ -340,20 +389,25 @@ class Bots:
         found, raw = pipe.execute()
         return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
 
-    def wait_decisions(self, bot_id: str, wait: float) -> tuple[list[dict[str, Any]], int]:
-        """The decisions waiting now; with none, wait up to ``wait`` seconds for one. Also
-        returns early when the bot's last game ends (no games left: nothing will come)."""
+    def wait_decisions(self, bot_id: str, wait: float, skip: frozenset[str] = frozenset()) -> DecisionPage:
+        """The decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
+        seconds for one. Also returns early when the bot's last game ends (no games left:
+        nothing will come). A skipped decision whose claim window closes on the clock
+        meanwhile (which changes its legal moves, and so its key, with no commit) is
+        looked at again when it closes."""
         deadline = time.monotonic() + wait
         woken = False
         while True:
             seen, held = self._wake_seq_and_seats(bot_id)  # the number read first: a commit after it wakes us
-            found, games = self.decisions(bot_id, held=held)
+            page = self.page(bot_id, held=held, skip=skip)
             left = deadline - time.monotonic()
-            if found or left <= 0 or (woken and games == 0):
-                return found, games
+            if page.decisions or left <= 0 or (woken and page.games == 0):
+                return page
+            if page.changes_at is not None:
+                left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
             woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
-            if not woken:
-                return self.decisions(bot_id)
+            if not woken and time.monotonic() >= deadline:
+                return self.page(bot_id, skip=skip)
 
     # -- the commit hook --------------------------------------------------------
     def after_commit(self, record: GameRecord) -> None:
