@@ -85,20 +85,21 @@ class RecordingClient(Client):
     def __init__(self, *args: Any, played: Played, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.played = played
-        self.got: dict[tuple[str, int], float] = {}  # (game, version) -> when this client got it
+        self.got: dict[tuple[str, int | str], float] = {}  # (game, version or key) -> when this client got it
 
     def get_decisions(self, *args: Any, **kwargs: Any) -> DecisionList:
         page = super().get_decisions(*args, **kwargs)
         now = time.time()
         for decision in page.decisions:
-            self.got.setdefault((decision.game_id, decision.version), now)
+            self.got.setdefault((decision.game_id, getattr(decision, "key", "") or decision.version), now)
         return page
 
-    def play(self, game_id: str, move: LegalMove, *, if_match: int | None = None) -> GameView:
+    def play(self, game_id: str, move: LegalMove, *, if_match: int | None = None, **kwargs: Any) -> GameView:
         self.played.sent += 1
         sent = time.time()
-        got = self.got.get((game_id, if_match if if_match is not None else -1), sent)
-        view = super().play(game_id, move, if_match=if_match)
+        precondition = kwargs.get("if_key") or if_match
+        got = self.got.get((game_id, precondition if precondition is not None else -1), sent)
+        view = super().play(game_id, move, if_match=if_match, **kwargs)
         self.got[(game_id, view.version)] = time.time()
         assert view.seat is not None
         move_json = {"type": move.type, **move.body}

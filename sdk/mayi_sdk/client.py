@@ -254,9 +254,17 @@ class Client:
         body = {"lay_offs": [dict(p) for p in lay_offs]}
         return self._act(f"/v1/games/{_id(game_id)}/lay-offs", body, if_match, idempotency_key)
 
-    def play(self, game_id: str, move: LegalMove, *, if_match: int | None = None) -> GameView:
-        """Send one of the view's legal moves to its endpoint (its body as it is)."""
-        return self._act(f"/v1/games/{_id(game_id)}/{move.path}", dict(move.body), if_match, None)
+    def play(
+        self, game_id: str, move: LegalMove, *, if_match: int | None = None, if_key: str | None = None
+    ) -> GameView:
+        """Send one of the view's legal moves to its endpoint (its body as it is).
+
+        ``if_match``: only if the game is still at that version; ``if_key``: only while the
+        seat's decision has that :attr:`~mayi_sdk.models.Decision.key` (another seat's
+        answer to the upcard meanwhile does not refuse it). Either refuses with
+        :class:`~mayi_sdk.errors.VersionConflict` (412) once the game has moved on."""
+        precondition = f"key:{if_key}" if if_key is not None else if_match
+        return self._act(f"/v1/games/{_id(game_id)}/{move.path}", dict(move.body), precondition, None)
 
     # -- events -----------------------------------------------------------
     @operation("GET", "/v1/games/{game_id}/events")
@@ -392,7 +400,7 @@ class Client:
         return [RatingPoint.from_json(h) for h in data.get("history", [])]
 
     # -- plumbing ---------------------------------------------------------
-    def _act(self, path: str, body: dict[str, Any], if_match: int | None, key: str | None) -> GameView:
+    def _act(self, path: str, body: dict[str, Any], if_match: int | str | None, key: str | None) -> GameView:
         headers = {"Idempotency-Key": key or uuid.uuid4().hex}
         if if_match is not None:
             headers["If-Match"] = str(if_match)

@@ -2,8 +2,9 @@
 
 :func:`run_polling` long-polls the bot's decisions (``GET /v1/bots/me/decisions``): one
 request tells it every game and seat where it must act, with the seat's view and legal
-moves; it answers with the bot's move, sent with ``If-Match`` (the version it decided on)
-and an automatic Idempotency-Key. When the answer is a view where the same seat must act
+moves; it answers with the bot's move, sent with ``If-Match: key:<the decision's key>``
+(so that another seat's answer to the same upcard, which leaves the bot's choices as they
+were, does not refuse it) and an automatic Idempotency-Key. When the answer is a view where the same seat must act
 again (draw, then discard), it decides on it at once, without polling.
 
 A bot that answers :data:`~mayi_sdk.bot.WAIT` makes no move: the runner gives the
@@ -96,7 +97,7 @@ def run_polling(
             continue
         for decision in fresh:
             stats.games.add(decision.game_id)
-            undecided = _play_decision(bot, client, decision.game_id, decision.view, stats)
+            undecided = _play_decision(bot, client, decision.game_id, decision.view, stats, decision.key)
             if undecided is decision.view:
                 skip.add(decision.key)
             elif undecided is not None and undecided.seat is not None:
@@ -104,8 +105,13 @@ def run_polling(
     return stats
 
 
-def _play_decision(bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats) -> GameView | None:
+def _play_decision(
+    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, key: str | None = None
+) -> GameView | None:
     """Decide and play; while the answer is a view where the seat must act again, go on.
+    The first move is sent with ``If-Match: key:<key>`` when the decision's ``key`` is
+    given (another seat's answer to the same upcard does not refuse it), with the
+    version it was decided on otherwise (and for the next moves of a turn).
 
     Returns the view the bot waited on or left to the clock (its ``decide`` failed or the
     server refused its move), or ``None`` when nothing is left undecided (a move committed,
@@ -124,7 +130,8 @@ def _play_decision(bot: Bot, client: Client, game_id: str, view: GameView, stats
             return view
         try:
             stats.sent += 1
-            after = client.play(game_id, move, if_match=view.version)
+            after = client.play(game_id, move, if_match=None if key else view.version, if_key=key or None)
+            key = None  # the next moves of the turn: on the version of the answer
         except errors.VersionConflict:
             return None  # the game moved on (another seat answered first): the next poll has the news
         except (errors.Conflict, errors.Invalid) as exc:

@@ -160,7 +160,9 @@ class WebhookReceiver:
             if (decision.key and decision.key in self._passed) or point in self._passed:
                 return  # asked already: the bot waits until its choices change
         try:
-            undecided = _play_decision(self.bot, self.client, decision.game_id, decision.view, self.stats)
+            undecided = _play_decision(
+                self.bot, self.client, decision.game_id, decision.view, self.stats, decision.key or None
+            )
         except Exception:  # pragma: no cover - _play_decision handles the API's errors
             log.exception("game %s: playing the decision failed", decision.game_id)
             return

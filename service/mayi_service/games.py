@@ -26,6 +26,7 @@ from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
 
 from . import codec
+from .decisions import decision_key
 from .problems import ServiceError, from_engine
 from .repository import (
     Change,
@@ -350,8 +351,11 @@ class Games:
         if_match: int | None = None,
         idempotency_key: str | None = None,
         body_digest: str = "",
+        if_key: str | None = None,
     ) -> dict[str, Any]:
-        """Apply ``move`` for the token's seat; return the seat's new view."""
+        """Apply ``move`` for the token's seat; return the seat's new view. ``if_match``: only
+        at that version; ``if_key``: only while the seat's decision has that key (whatever
+        other seats answered to the upcard meanwhile)."""
         record, viewer = self.load_as(game_id, token, required=True)
         seat = viewer.seat
         assert seat is not None  # (a seat token is required)
@@ -397,6 +401,16 @@ class Games:
             state, events = engine.seat_returns(codec.load_state(record.state), seat)
             state, due = self._due_timeouts(state, now)
             events += due
+            if if_key is not None:
+                legal = engine.legal_moves(state, seat, now)
+                if not legal or decision_key(game_id, state, seat, legal) != if_key:
+                    raise ServiceError(
+                        412,
+                        "version_conflict",
+                        f"If-Match: seat {seat}'s decision has changed since key {if_key} "
+                        f"(the game is at version {record.version})",
+                        current_version=record.version,
+                    )
             try:
                 new_state, more = engine.play(state, seat, move, now)
             except MayIError as exc:

@@ -52,8 +52,8 @@ import mayi_engine as engine
 from mayi_engine.state import GameStatus
 
 from . import codec
-from .bots import decision_entry, decision_key
 from .config import Settings
+from .decisions import decision_entry, decision_key
 from .games import Games, Viewer
 from .problems import ServiceError
 from .repository import GameRecord

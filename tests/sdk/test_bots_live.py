@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 import pytest
+import requests
 from servers import LiveServer, PollingBots
 from werkzeug.serving import make_server
 
@@ -268,3 +269,55 @@ def test_a_polling_bot_survives_a_server_restart(app: Any, runners: PollingBots)
         if second is not None:
             second.shutdown()
             second.server_close()
+
+
+def test_a_move_sent_with_its_decisions_key_is_not_refused_for_another_seats_answer(base: str) -> None:
+    """If-Match: key:<key>. Four bots; seat 3 on turn, seats 0 and 1 may answer the upcard.
+    Both claimants read their decisions at the same version; the first one's pass moves the
+    game on, yet the second's pass with its decision's key is applied (with the version,
+    412). The seat on turn's old key is refused once the last pass changed its choices."""
+    game_id = _table(base, "may_i", 4)
+    clients = [_bot(base, f"keyed{i}") for i in range(4)]
+    for i, client in enumerate(clients):
+        assert client.take_seat(game_id, f"keyed{i}").seat == i
+    for _ in range(400):  # play until seat 3 draws while seats 0 and 1 may answer the upcard
+        view = clients[0].get_game(game_id)
+        window = view.claim_window
+        if view.phase == "draw" and view.actor == 3 and window and window.pending == [0, 1]:
+            break
+        seat = window.pending[0] if window and window.pending else view.actor
+        assert seat is not None
+        [decision] = clients[seat].get_decisions().decisions
+        clients[seat].play(game_id, _simple(decision.view), if_match=decision.version)
+    else:
+        raise AssertionError("seat 3 never came to draw while seats 0 and 1 could answer the upcard")
+    [first] = clients[0].get_decisions().decisions
+    [second] = clients[1].get_decisions().decisions
+    [on_turn] = clients[3].get_decisions().decisions
+    assert first.version == second.version == on_turn.version
+    assert len({first.key, second.key, on_turn.key}) == 3  # each seat's decision has its own key
+    passed = clients[0].play(game_id, LegalMove("claim", {"claim": False}), if_key=first.key)
+    assert passed.version == first.version + 1
+    with pytest.raises(errors.VersionConflict):  # by the version: the game has moved on
+        clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_match=second.version)
+    with pytest.raises(errors.VersionConflict):  # another seat's key is never this seat's
+        clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_key=on_turn.key)
+    # By its key: its choices are what they were, so its answer stands.
+    after = clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_key=second.key)
+    assert after.version == first.version + 2
+    assert after.claim_window is None or not after.claim_window.pending
+    # The seat on turn's choices changed (the stock is legal now): its old key is refused.
+    with pytest.raises(errors.VersionConflict) as stale:
+        clients[3].play(game_id, LegalMove("draw", {"source": "discard"}), if_key=on_turn.key)
+    assert "seat 3's decision has changed" in stale.value.detail
+    [now] = clients[3].get_decisions().decisions
+    assert now.key != on_turn.key and now.version == after.version
+    drawn = clients[3].play(game_id, LegalMove("draw", {"source": "stock"}), if_key=now.key)
+    assert drawn.phase == "play" and drawn.version == now.version + 1
+    bad = requests.post(
+        f"{base}/v1/games/{game_id}/turn/discard",
+        json={"card": drawn.hand[0]},
+        headers={"Authorization": f"Bearer {clients[3].token}", "If-Match": "key:" + "x" * 65},
+        timeout=30,
+    )
+    assert bad.status_code == 422 and "If-Match" in bad.json()["detail"]
