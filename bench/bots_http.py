@@ -21,7 +21,7 @@ which counts a stock draw from the discard).
 **Where the time goes**, per committed move (medians): from the commit that made the
 move possible to the bot's client holding the view it decided on (the poll's wake and
 answer, or the previous move's answer), ``decide``, and from sending the move to its
-commit; with the CPU seconds the bot threads (this process), the API server (gunicorn,
+commit; with the CPU seconds the bots (their processes, or threads), the API server (gunicorn,
 all processes) and Redis spent per committed move, and how busy they kept the cores.
 
 **Requests per decision**: decision polls and moves sent (accepted or not) ÷ moves
@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import multiprocessing
 import os
 import resource
 import statistics
@@ -177,8 +178,20 @@ def latencies(
 
 
 def _cpu_now(server: Any, store: redis.Redis) -> tuple[float, float, float]:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime, server.cpu_seconds(), redis_cpu_seconds(store)
+    """CPU seconds so far of the bots (this process and its bot processes, once ended), the
+    API server and Redis."""
+    bots = sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
+    return bots, server.cpu_seconds(), redis_cpu_seconds(store)
+
+
+def _bot_process(client: RecordingClient, out: Any) -> None:
+    """One bot's process: play until its games end, then send back what it did."""
+    ran = run_polling(Bot(), client, wait=30, until_idle=True)
+    out.send((ran, client.played))
+    out.close()
 
 
 def run_once(args: argparse.Namespace, server: Any, store: redis.Redis) -> dict[str, float]:
@@ -200,15 +213,30 @@ def run_once(args: argparse.Namespace, server: Any, store: redis.Redis) -> dict[
     stats: list[RunStats] = []
     cpu_before = _cpu_now(server, store)
     started = time.monotonic()
+    if args.threads:  # every bot a thread of this process
 
-    def run(client: Client) -> None:
-        stats.append(run_polling(Bot(), client, wait=30, until_idle=True))
+        def run(client: Client) -> None:
+            stats.append(run_polling(Bot(), client, wait=30, until_idle=True))
 
-    threads = [threading.Thread(target=run, args=(c,), daemon=True) for c in bots]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+        threads = [threading.Thread(target=run, args=(c,), daemon=True) for c in bots]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    else:  # every bot a process of its own, as bot programs are
+        context = multiprocessing.get_context("fork")
+        pipes = []
+        for client in bots:
+            mine, theirs = context.Pipe(duplex=False)
+            process = context.Process(target=_bot_process, args=(client, theirs), daemon=True)
+            process.start()
+            pipes.append((process, mine))
+        for i, (process, pipe) in enumerate(pipes):
+            ran, played = pipe.recv()
+            process.join()
+            stats.append(ran)
+            records[i].moves[:] = played.moves
+            records[i].sent = played.sent
     seconds = time.monotonic() - started
     cpu = [b - a for a, b in zip(cpu_before, _cpu_now(server, store), strict=True)]
     found = Found()
@@ -264,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seats", type=int, default=4)
     parser.add_argument("--round", type=int, default=7, help="the round to start at (1: whole games; 7: the last)")
     parser.add_argument("--runs", type=int, default=3, help="runs, each on fresh games (medians reported)")
+    parser.add_argument(
+        "--threads",
+        action="store_true",
+        help="run every bot as a thread of this process (default: each in a process of its own)",
+    )
     args = parser.parse_args(argv)
     load_before = _load()
     runs = []
@@ -290,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
         return statistics.median(values), min(values), max(values)
 
     print(
-        f"{args.games} games x {args.seats} polling bots (run_polling, default Bot), from round {args.round}, "
+        f"{args.games} games x {args.seats} polling bots (run_polling, default Bot, "
+        f"{'threads of one process' if args.threads else 'a process each'}), from round {args.round}, "
         f"{args.runs} runs; load average before {load_before}, after {_load()}; "
         f"code: {Path(mayi_sdk.__file__).resolve().parents[2]}"
     )
@@ -319,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     client, server, store_cpu = (summary(k)[0] for k in ("client_cpu_ms", "server_cpu_ms", "redis_cpu_ms"))
     busy = summary("busy")[0]
     print(
-        f"  CPU per committed move: bot threads {client:.2f} ms, API server {server:.2f} ms, Redis {store_cpu:.2f} ms "
+        f"  CPU per committed move: bots {client:.2f} ms, API server {server:.2f} ms, Redis {store_cpu:.2f} ms "
         f"(total {client + server + store_cpu:.2f} ms); the {os.cpu_count()} cores {busy:.0%} busy"
     )
     cores = os.cpu_count() or 1

@@ -45,6 +45,7 @@ from .decisions import decision_entry, decision_key
 from .games import Games, Viewer, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository
+from .store import is_cluster
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -309,18 +310,24 @@ class Bots:
         now: float | None = None,
         held: dict[str, list[int]] | None = None,
         skip: frozenset[str] = frozenset(),
+        read: dict[str, Any] | None = None,
     ) -> DecisionPage:
         """Every decision waiting for the bot now (one per game and seat that must act) but
         those whose ``key`` is in ``skip`` (the bot waits on them), and the number of games
-        it sits in that have not ended (``held``: its seats, if read)."""
+        it sits in that have not ended (``held``: its seats, if read; ``read``: the hashes of
+        some of those games, if read with them)."""
         now = self.clock() if now is None else now
         held = self.seats_of(bot_id) if held is None else held
         if not held:
             return DecisionPage([], 0)
-        pipe = self.r.pipeline(transaction=False)
-        for game_id in held:
-            pipe.hgetall(self.repo.game_key(game_id))
-        loaded = (self.repo._record(g, data) for g, data in zip(held, pipe.execute(), strict=True))
+        read = dict(read or {})
+        missing = [g for g in held if g not in read]
+        if missing:
+            pipe = self.r.pipeline(transaction=False)
+            for game_id in missing:
+                pipe.hgetall(self.repo.game_key(game_id))
+            read.update(zip(missing, pipe.execute(), strict=True))
+        loaded = (self.repo._record(g, read[g]) for g in held)
         records = {r.id: r for r in loaded if r is not None}
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
@@ -366,6 +373,25 @@ class Bots:
         found, raw = pipe.execute()
         return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
 
+    def _wake_seq_seats_and_games(
+        self, bot_id: str, games: list[str]
+    ) -> tuple[int, dict[str, list[int]], dict[str, Any]]:
+        """:meth:`_wake_seq_and_seats`, and the hashes of ``games`` (the games the bot held
+        when last read), in one round trip: a woken poll needs no other. On a single Redis
+        the pipeline's commands run in order, the wake number first; on a cluster they go
+        to several nodes in no set order, so there the games are read after (by :meth:`page`)."""
+        if not games or is_cluster(self.r):
+            seen, held = self._wake_seq_and_seats(bot_id)
+            return seen, held, {}
+        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
+        pipe.get(self.wake_seq_key(bot_id))
+        pipe.hgetall(self.games_key(bot_id))
+        for game_id in games:
+            pipe.hgetall(self.repo.game_key(game_id))
+        found, raw, *hashes = pipe.execute()
+        held = {k.decode(): json.loads(v) for k, v in raw.items()}
+        return int(found) if found else 0, held, dict(zip(games, hashes, strict=True))
+
     def wait_decisions(self, bot_id: str, wait: float, skip: frozenset[str] = frozenset()) -> DecisionPage:
         """The decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
         seconds for one. Also returns early when the bot's last game ends (no games left:
@@ -374,9 +400,11 @@ class Bots:
         looked at again when it closes."""
         deadline = time.monotonic() + wait
         woken = False
+        held: dict[str, list[int]] = {}
         while True:
-            seen, held = self._wake_seq_and_seats(bot_id)  # the number read first: a commit after it wakes us
-            page = self.page(bot_id, held=held, skip=skip)
+            # The wake number is read first: a commit after it wakes us.
+            seen, held, read = self._wake_seq_seats_and_games(bot_id, list(held))
+            page = self.page(bot_id, held=held, skip=skip, read=read)
             left = deadline - time.monotonic()
             if page.decisions or left <= 0 or (woken and page.games == 0):
                 return page
