@@ -1,8 +1,10 @@
 """Decision latency of polling bots over HTTP: 4 bots in each of 4 games at once.
 
-Each bot runs ``mayi_sdk.run_polling`` (its own thread and connection) against the API
-under gunicorn (``bench/api.py``'s server: 2 gevent workers) on a fresh Redis, with rate
-limits and clock jobs off. Every seat is a bot.
+Each bot runs ``mayi_sdk.run_polling`` (the default ``Bot``, which waits for the stock
+rather than take an upcard it does not want) in a process of its own, as bot programs
+do (``--threads``: all in threads of this process, where they queue for its one
+interpreter lock), against the API under gunicorn (``bench/api.py``'s server: 2 gevent
+workers) on a fresh Redis, with rate limits and clock jobs off. Every seat is a bot.
 
 **Decision latency**, for every move a bot commits: the time from the commit after which
 its seat could make that move (without a break) to the commit of its answer. Both are
@@ -27,7 +29,7 @@ all processes) and Redis spent per committed move, and how busy they kept the co
 **Requests per decision**: decision polls and moves sent (accepted or not) ÷ moves
 committed.
 
-    python bench/bots_http.py [--games 4] [--seats 4] [--round 7] [--runs 3]
+    python bench/bots_http.py [--games 4] [--seats 4] [--round 7] [--runs 3] [--threads]
 
 Prints medians (with min-max over runs) and the ratios to the goals; never asserts a
 timing.
@@ -357,11 +359,16 @@ def main(argv: list[str] | None = None) -> int:
         f"(total {client + server + store_cpu:.2f} ms); the {os.cpu_count()} cores {busy:.0%} busy"
     )
     cores = os.cpu_count() or 1
-    bound = (
-        "CPU: the bots, the server and Redis share the cores, and each decision waits its turn for one"
-        if busy >= 0.8
-        else "the chain of requests (wake, poll, decide, move), not the cores"
-    )
+    load = max(load_before[0], _load()[0])
+    if busy >= 0.8:
+        bound = "CPU: the bots, the server and Redis share the cores, and each decision waits its turn for one"
+    elif load >= 0.9 * cores:
+        bound = (
+            f"the cores, shared with other work (load average {load} on {cores} cores): each hop of a decision's "
+            "chain (wake, poll, decide, move) waits in the run queue"
+        )
+    else:
+        bound = "the chain of requests (wake, poll, decide, move), not the cores"
     print(
         f"  what bounds the latency: {bound} ({cores} cores; at {client + server + store_cpu:.2f} ms of CPU a move "
         f"they allow at most {1000 * cores / (client + server + store_cpu):.0f} moves a second)"
