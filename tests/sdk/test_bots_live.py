@@ -114,7 +114,7 @@ def _simple(view: GameView) -> LegalMove:
     return move if isinstance(move, LegalMove) else view.legal[0]
 
 
-def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: str) -> None:
+def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: str, app: Any) -> None:
     """The bot sits in seat 3 of 4; it is on turn while seats 0 and 1 may still answer the
     upcard, so it may only take it. It waits (skip its key): one person's pass leaves its
     choices (and key) as they were, and the poll goes on waiting; the other's makes the
@@ -146,6 +146,10 @@ def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: s
     assert key and bot.get_decisions().decisions[0].key == key  # the same decision, the same key
     skipped = bot.get_decisions(skip=[key])
     assert skipped.decisions == [] and skipped.skipped == [key] and skipped.games == 1
+    # The window's clock would change its choices with no commit: a waiting poll looks
+    # again when the window closes (here in 600 s), not only when woken by a commit.
+    page = app.extensions["mayi_bots"].page(bot.get_my_bot().bot_id, skip=frozenset([key]))
+    assert page.decisions == [] and page.changes_at == waited.view.claim_window.closes_at  # type: ignore[union-attr]
 
     first, second = waited.view.claim_window.pending  # type: ignore[union-attr]
     found: list[Any] = []
