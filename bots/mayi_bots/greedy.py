@@ -2,14 +2,15 @@
 
 It discards the card it wants least: one it cannot lay off, that helps least, scoring
 most. It takes the upcard only if it would keep it (taking a card to discard it again
-could go round the table for ever). It reads only its view, and keeps no memory.
+could go round the table for ever); otherwise it draws from the stock, and waits for it
+(:data:`~mayi_sdk.WAIT`) while other seats may still answer the upcard. It reads only its view, and keeps no memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mayi_sdk import Bot, Contract, GameView, LegalMove
+from mayi_sdk import WAIT, Bot, Contract, GameView, LegalMove, Wait
 
 from .cards import JOKER, fitting, order, points, rank, suit
 
@@ -52,7 +53,7 @@ class GreedyBot(Bot):
     def __init__(self, seed: int | None = None) -> None:
         del seed  # greedy draws no random numbers
 
-    def decide(self, view: GameView) -> LegalMove:
+    def decide(self, view: GameView) -> LegalMove | Wait:
         legal = view.legal
         kinds = {m.type for m in legal}
         if "claim" in kinds:
@@ -62,8 +63,10 @@ class GreedyBot(Bot):
             upcard = view.upcard or ""
             stock = any(m.body.get("source") == "stock" for m in legal if m.type == "draw")
             hand = [*view.hand, upcard]
-            if not stock or (self._helps(view, upcard) and self._least_wanted(view, hand, set(hand)) != upcard):
+            if self._helps(view, upcard) and self._least_wanted(view, hand, set(hand)) != upcard:
                 return _pick(legal, "draw", "source", "discard")
+            if not stock:  # others may still answer the upcard: wait for the stock
+                return WAIT
             return _pick(legal, "draw", "source", "stock")
         for move in legal:
             if move.type in ("go_down", "lay_off"):

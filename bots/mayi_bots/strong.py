@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations, product
 
-from mayi_sdk import Bot, GameView, LegalMove
+from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
 from mayi_sdk.helpers import EngineMissing, engine, is_meld
 
 from .cards import CODES, JOKER, fitting, joker_limit, order, points, rank, suit
@@ -278,7 +278,7 @@ class StrongBot(Bot):
         return worst
 
     # -- deciding -------------------------------------------------------------
-    def decide(self, view: GameView) -> LegalMove | dict[str, object]:
+    def decide(self, view: GameView) -> LegalMove | dict[str, object] | Wait:
         self._observe(view)
         legal = view.legal
         kinds = {m.type for m in legal}
@@ -288,8 +288,11 @@ class StrongBot(Bot):
             return _pick(legal, "claim", "claim", self._want_claim(view, hand, down))
         if "draw" in kinds:
             sources = {m.body.get("source") for m in legal if m.type == "draw"}
-            take = "stock" not in sources or self._want_upcard(view, hand, down)
-            return _pick(legal, "draw", "source", "discard" if take else "stock")
+            if self._want_upcard(view, hand, down):
+                return _pick(legal, "draw", "source", "discard")
+            if "stock" not in sources:  # others may still answer the upcard: wait for the stock
+                return WAIT
+            return _pick(legal, "draw", "source", "stock")
         go_downs = [m for m in legal if m.type == "go_down"]
         if go_downs:
             return self._longer(view, go_downs[0])

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from . import errors, helpers, webhooks
-from .bot import Bot
+from .bot import WAIT, Bot, Wait
 from .client import Client, operations
 from .errors import ApiError, ResponseError, TransportError
 from .local import LocalGame, play_local
@@ -48,6 +48,7 @@ from .models import (
 from .runners import RunStats, run_polling
 
 __all__ = [
+    "WAIT",
     "ApiError",
     "Bot",
     "BotAccount",
@@ -84,6 +85,7 @@ __all__ = [
     "Seat",
     "TakenSeat",
     "TransportError",
+    "Wait",
     "WebhookSecret",
     "errors",
     "helpers",

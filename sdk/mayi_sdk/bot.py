@@ -9,23 +9,55 @@ of them (a :class:`~mayi_sdk.models.LegalMove`, or its JSON form as a dict). The
 hook                      asked when                                      default
 ========================  ==============================================  ====================
 ``claim(view)``           the upcard is on offer out of turn              ``False`` (pass)
-``draw_from(view)``       the seat must draw                              ``"stock"``
+``draw_from(view)``       the seat must draw                              ``"stock"`` (waits for it)
 ``go_down(view, moves)``  the contract can be laid down                   the first listed
 ``lay_off(view, moves)``  cards can be laid off                           the first listed
 ``discard(view, moves)``  the turn ends with a discard                    the card scoring most
 ========================  ==============================================  ====================
 
+**Waiting.** ``decide`` may also answer :data:`WAIT`: "not now, ask me again when my
+choices change". The case it is made for: the seat on turn while other seats may still
+answer the upcard may take the upcard at once, but may draw from the stock only once the
+claim window closes (every claimant has answered, or its clock ran out). A bot that wants
+the stock waits; the default ``decide`` does so when ``draw_from`` answers ``"stock"``
+and the stock is not listed yet. A waiting bot is not asked the same decision again: it
+is asked when its legal moves change (another seat's answer, the window's clock), and if
+nothing changes, the clock plays the decision at its deadline, as for any decision left
+unanswered.
+
 Runners (:func:`mayi_sdk.run_polling`, :func:`mayi_sdk.play_local`, the webhook receiver)
-own polling, versions, retries and errors: a ``decide`` that raises or answers a move
-that is not legal is logged, and the clock plays that decision.
+own polling, versions, waiting, retries and errors: a ``decide`` that raises or answers a
+move that is not legal is logged, and the clock plays that decision.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from .models import GameView, LegalMove
+
+
+class Wait:
+    """The type of :data:`WAIT` (its only value)."""
+
+    _instance: Wait | None = None
+
+    def __new__(cls) -> Wait:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "WAIT"
+
+    def __reduce__(self) -> str:
+        return "WAIT"
+
+
+#: What ``decide`` answers to wait: the seat makes no move now, and is asked again when its
+#: legal moves change (or the clock plays the decision at its deadline).
+WAIT: Final = Wait()
 
 
 class Bot:
@@ -34,8 +66,9 @@ class Bot:
     #: The name the bot takes its seats with.
     name: str = "bot"
 
-    def decide(self, view: GameView) -> LegalMove | Mapping[str, Any]:
-        """The move to make now: one of ``view.legal`` (or its JSON form, ``{"type": ...}``)."""
+    def decide(self, view: GameView) -> LegalMove | Mapping[str, Any] | Wait:
+        """The move to make now: one of ``view.legal`` (or its JSON form, ``{"type": ...}``),
+        or :data:`WAIT` to let this decision pass until the seat's legal moves change."""
         claims = view.legal_of("claim")
         if claims:
             want = self.claim(view)
@@ -43,7 +76,12 @@ class Bot:
         draws = view.legal_of("draw")
         if draws:
             source = self.draw_from(view)
-            return next((m for m in draws if m.body.get("source") == source), draws[0])
+            chosen = next((m for m in draws if m.body.get("source") == source), None)
+            if chosen is not None:
+                return chosen
+            if source == "stock":  # not yet: others may still answer the upcard
+                return WAIT
+            return draws[0]
         go_downs = view.legal_of("go_down")
         if go_downs:
             chosen = self.go_down(view, go_downs)
@@ -65,7 +103,10 @@ class Bot:
         return False
 
     def draw_from(self, view: GameView) -> str:
-        """``"stock"`` or ``"discard"`` (take the upcard ``view.upcard``). Default: the stock."""
+        """``"stock"`` or ``"discard"`` (take the upcard ``view.upcard``). Default: the stock.
+
+        While others may still answer the upcard, only ``"discard"`` is legal: answering
+        ``"stock"`` then waits until the claim window closes (see :data:`WAIT`)."""
         return "stock"
 
     def go_down(self, view: GameView, moves: list[LegalMove]) -> LegalMove | None:
@@ -83,10 +124,15 @@ class Bot:
         return max(moves, key=lambda m: card_points(str(m.body.get("card")), view.variant))
 
 
-def as_legal_move(answer: LegalMove | Mapping[str, Any]) -> LegalMove:
+def is_wait(answer: object) -> bool:
+    """Whether a bot's answer is :data:`WAIT`."""
+    return isinstance(answer, Wait)
+
+
+def as_legal_move(answer: LegalMove | Mapping[str, Any] | Wait) -> LegalMove:
     """A bot's answer as a :class:`LegalMove` (a dict is a move's JSON form, with its ``type``)."""
     if isinstance(answer, LegalMove):
         return answer
     if isinstance(answer, Mapping) and isinstance(answer.get("type"), str):
         return LegalMove.from_json(dict(answer))
-    raise TypeError(f"decide must return a LegalMove or a move's JSON form with a 'type', not {answer!r}")
+    raise TypeError(f"decide must return a LegalMove, a move's JSON form with a 'type', or WAIT, not {answer!r}")

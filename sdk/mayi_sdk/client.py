@@ -254,9 +254,17 @@ class Client:
         body = {"lay_offs": [dict(p) for p in lay_offs]}
         return self._act(f"/v1/games/{_id(game_id)}/lay-offs", body, if_match, idempotency_key)
 
-    def play(self, game_id: str, move: LegalMove, *, if_match: int | None = None) -> GameView:
-        """Send one of the view's legal moves to its endpoint (its body as it is)."""
-        return self._act(f"/v1/games/{_id(game_id)}/{move.path}", dict(move.body), if_match, None)
+    def play(
+        self, game_id: str, move: LegalMove, *, if_match: int | None = None, if_key: str | None = None
+    ) -> GameView:
+        """Send one of the view's legal moves to its endpoint (its body as it is).
+
+        ``if_match``: only if the game is still at that version; ``if_key``: only while the
+        seat's decision has that :attr:`~mayi_sdk.models.Decision.key` (another seat's
+        answer to the upcard meanwhile does not refuse it). Either refuses with
+        :class:`~mayi_sdk.errors.VersionConflict` (412) once the game has moved on."""
+        precondition = f"key:{if_key}" if if_key is not None else if_match
+        return self._act(f"/v1/games/{_id(game_id)}/{move.path}", dict(move.body), precondition, None)
 
     # -- events -----------------------------------------------------------
     @operation("GET", "/v1/games/{game_id}/events")
@@ -346,11 +354,17 @@ class Client:
         return account
 
     @operation("GET", "/v1/bots/me/decisions")
-    def get_decisions(self, wait: float = 0) -> DecisionList:
+    def get_decisions(self, wait: float = 0, skip: Iterable[str] = ()) -> DecisionList:
         """Every decision waiting for the bot (each with the seat's view and legal moves);
-        with none, wait up to ``wait`` s (≤ 60) for one, or until the bot's last game ends."""
+        with none, wait up to ``wait`` s (≤ 60) for one, or until the bot's last game ends.
+        ``skip``: keys of decisions the bot waits on (:attr:`Decision.key`), left out until
+        they change."""
         wait = max(0.0, min(float(wait), MAX_WAIT))
-        data = self._call("GET", "/v1/bots/me/decisions", params={"wait": wait}, timeout=self.timeout + wait)
+        params: dict[str, Any] = {"wait": wait}
+        keys = sorted(set(skip))
+        if keys:
+            params["skip"] = keys
+        data = self._call("GET", "/v1/bots/me/decisions", params=params, timeout=self.timeout + wait)
         return DecisionList.from_json(data)
 
     # -- the bot ladder -----------------------------------------------------
@@ -386,7 +400,7 @@ class Client:
         return [RatingPoint.from_json(h) for h in data.get("history", [])]
 
     # -- plumbing ---------------------------------------------------------
-    def _act(self, path: str, body: dict[str, Any], if_match: int | None, key: str | None) -> GameView:
+    def _act(self, path: str, body: dict[str, Any], if_match: int | str | None, key: str | None) -> GameView:
         headers = {"Idempotency-Key": key or uuid.uuid4().hex}
         if if_match is not None:
             headers["If-Match"] = str(if_match)

@@ -4,6 +4,9 @@ The same :class:`~mayi_sdk.bot.Bot` interface as on a server: each decision feed
 seat's view (built by ``mayi_engine``'s ``player_view``, the function the service uses) and
 plays its answer through the engine. A ``decide`` that raises or answers an illegal move is
 logged and the clock plays the decision, as the service would when its deadline passes.
+A bot that answers :data:`~mayi_sdk.bot.WAIT` is passed over until its choices change
+(the seats still to answer the upcard, then the seat on turn, are asked in that order); when
+every seat that must act waits, the clock plays, as it would on a server.
 Needs ``mayi_engine`` (``pip install mayi``); :class:`~mayi_sdk.helpers.EngineMissing` otherwise.
 """
 
@@ -16,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .bot import Bot, as_legal_move
+from .bot import Bot, as_legal_move, is_wait
 from .helpers import engine
 from .models import GameView
 
@@ -77,16 +80,27 @@ def play_local(
     failures = [0] * len(players)
     problems: list[str] = []
     decisions = 0
+    waiting: dict[int, Any] = {}  # seat -> what it waited on (the choices it let pass)
     while state.phase is not eng.Phase.FINISHED:
         if decisions >= MAX_DECISIONS:
             raise RuntimeError(f"play_local: the game did not end in {MAX_DECISIONS} decisions")
+        seat = _next_seat(eng, state, now, waiting)
+        if seat is None:  # every seat that must act waits: the clock plays
+            waiting.clear()
+            due = eng.deadline(state)
+            now = max(now, due if due is not None else now)
+            state, _ = eng.play(state, None, eng.Timeout(), now)
+            continue
         decisions += 1
-        seat = _next_seat(eng, state)
         player = players[seat]
         view = GameView.from_json(_view_json(eng, state, seat, now, decisions))
         try:
-            move = eng.move_from_json(_answer(player, view))
-            state, _ = eng.play(state, seat, move, now)
+            answer = player.decide(view)
+            if is_wait(answer):
+                waiting[seat] = _choices(eng, state, seat, now)
+                continue
+            state, _ = eng.play(state, seat, eng.move_from_json(_move_json(answer)), now)
+            waiting.pop(seat, None)
         except Exception as exc:  # a bot's bug must not stop the game: the clock plays
             failures[seat] += 1
             problems.append(f"seat {seat}: {type(exc).__name__}: {exc}")
@@ -110,16 +124,31 @@ def play_local(
 
 
 def _answer(bot: Bot, view: GameView) -> dict[str, Any]:
-    move = as_legal_move(bot.decide(view))
+    return _move_json(bot.decide(view))
+
+
+def _move_json(answer: Any) -> dict[str, Any]:
+    move = as_legal_move(answer)
     return {"type": move.type, **move.body}
 
 
-def _next_seat(eng: Any, state: Any) -> int:
-    """Who decides next: pending claimants first (clockwise from the turn), then the actor."""
-    pending = eng.pending_claimants(state)
-    if pending:
-        return int(min(pending, key=lambda p: (p - state.turn) % state.players))
-    return int(state.actor)
+def _choices(eng: Any, state: Any, seat: int, now: float) -> tuple[Any, ...]:
+    """What a seat's decision is made of (its round, turn, phase, hand and legal moves):
+    a seat that waited is asked again only once this changes."""
+    legal = eng.legal_moves(state, seat, now)
+    return (state.round, state.round_turns, state.phase, state.hands[seat], legal)
+
+
+def _next_seat(eng: Any, state: Any, now: float = 0.0, waiting: dict[int, Any] | None = None) -> int | None:
+    """Who decides next: pending claimants first (clockwise from the turn), then the actor;
+    a seat waiting on its present choices is passed over (``None``: every one waits)."""
+    pending = sorted(eng.pending_claimants(state), key=lambda p: (p - state.turn) % state.players)
+    for seat in (*pending, state.actor):
+        if waiting and seat in waiting and waiting[seat] == _choices(eng, state, seat, now):
+            continue
+        if not waiting or eng.legal_moves(state, int(seat), now):
+            return int(seat)
+    return None
 
 
 def _named_bot(player: Bot | str, key: bytes, seat: int) -> Bot:

@@ -496,13 +496,17 @@ class Delivery:
 @dataclass(frozen=True)
 class Decision:
     """A decision waiting for a bot: the game, its seat, the game's ``version``, the
-    ``deadline`` when the clock plays it, and the seat's ``view`` with its legal moves."""
+    ``deadline`` when the clock plays it, and the seat's ``view`` with its legal moves.
+    ``key`` stays the same while the seat's choices in this turn do (another seat's answer
+    to the upcard leaves it unless it changes the seat's legal moves): a bot that waits on
+    the decision gives it as ``skip`` to the next poll."""
 
     game_id: str
     seat: int
     version: int
     deadline: float | None
     view: GameView
+    key: str = ""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Decision:
@@ -512,19 +516,26 @@ class Decision:
             int(data["version"]),
             data.get("deadline"),
             GameView.from_json(data["view"]),
+            str(data.get("key") or ""),
         )
 
 
 @dataclass(frozen=True)
 class DecisionList:
-    """The decisions waiting for a bot, and ``games``: how many games it sits in that have not ended."""
+    """The decisions waiting for a bot, ``games``: how many games it sits in that have not
+    ended, and ``skipped``: the keys of the skipped decisions that are still waiting."""
 
     decisions: list[Decision]
     games: int
+    skipped: list[str] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionList:
-        return cls([Decision.from_json(d) for d in _list(data, "decisions")], int(data.get("games", 0)))
+        return cls(
+            [Decision.from_json(d) for d in _list(data, "decisions")],
+            int(data.get("games", 0)),
+            [str(k) for k in _list(data, "skipped")],
+        )
 
 
 # -- the bot ladder -------------------------------------------------------------

@@ -2,14 +2,20 @@
 
 :func:`run_polling` long-polls the bot's decisions (``GET /v1/bots/me/decisions``): one
 request tells it every game and seat where it must act, with the seat's view and legal
-moves; it answers with the bot's move, sent with ``If-Match`` (the version it decided on)
-and an automatic Idempotency-Key. When the answer is a view where the same seat must act
+moves; it answers with the bot's move, sent with ``If-Match: key:<the decision's key>``
+(so that another seat's answer to the same upcard, which leaves the bot's choices as they
+were, does not refuse it) and an automatic Idempotency-Key. When the answer is a view where the same seat must act
 again (draw, then discard), it decides on it at once, without polling.
 
+A bot that answers :data:`~mayi_sdk.bot.WAIT` makes no move: the runner gives the
+decision's ``key`` as ``skip`` to its next polls, so the server leaves that decision out
+and the poll waits until the seat's legal moves change (a new key) or another decision
+comes. The bot is not asked the same decision twice.
+
 It survives the bot and the server: a ``decide`` that raises, or answers a move the
-server refuses, is logged and that decision is left to the clock (it is not asked
-again until the game moves on); a server that stops answering (a restart) is retried
-with a growing pause until it is back.
+server refuses, is logged and that decision is left to the clock (it is skipped in the
+same way, until it changes); a server that stops answering (a restart) is retried with
+a growing pause until it is back.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 
 from . import errors
-from .bot import Bot, as_legal_move
+from .bot import Bot, as_legal_move, is_wait
 from .client import Client
 from .models import GameView
 
@@ -31,13 +37,16 @@ MAX_PAUSE = 5.0
 
 @dataclass
 class RunStats:
-    """What a run did: moves played, ``decide`` failures, moves the server refused, requests sent."""
+    """What a run did: moves played, ``decide`` failures, moves the server refused, decisions
+    the bot waited on, requests sent (polls, and moves sent: played or not)."""
 
     moves: int = 0
     failures: int = 0
     refused: int = 0
     polls: int = 0
     outages: int = 0
+    waits: int = 0
+    sent: int = 0
     games: set[str] = field(default_factory=set)
 
 
@@ -53,12 +62,13 @@ def run_polling(
     ``until_idle``, until the bot sits in no game that has not ended)."""
     stop = stop or threading.Event()
     stats = RunStats()
-    failed: set[tuple[str, int, int]] = set()  # (game, seat, version) left to the clock
+    skip: set[str] = set()  # keys of the decisions the bot waits on, or left to the clock
+    passed: set[tuple[str, int, int]] = set()  # (game, seat, version) left so, seen without a key
     pause = 0.2
     while not stop.is_set():
         try:
             stats.polls += 1
-            page = client.get_decisions(wait=wait)
+            page = client.get_decisions(wait=wait, skip=skip)
             pause = 0.2
         except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
             stats.outages += 1
@@ -66,45 +76,73 @@ def run_polling(
             stop.wait(pause)
             pause = min(MAX_PAUSE, pause * 2)
             continue
-        decisions = page.decisions
-        fresh = [d for d in decisions if (d.game_id, d.seat, d.version) not in failed]
+        fresh = []
+        ignored = []  # listed although skipped (a server that does not know skip)
+        left = []  # left at this version already, from a move's answer
+        for decision in page.decisions:
+            if decision.key in skip:
+                ignored.append(decision.key)
+            elif (decision.game_id, decision.seat, decision.version) in passed:
+                left.append(decision.key)
+            else:
+                fresh.append(decision)
+        skip.intersection_update(page.skipped)  # the others changed or were played
+        skip.update(ignored, left)
+        passed.clear()
         if not fresh:
             if until_idle and page.games == 0:
                 return stats
-            if decisions:  # only decisions left to the clock: look again shortly
-                stop.wait(0.5)
+            if ignored:
+                stop.wait(0.5)  # the server listed them anyway: do not spin
             continue
         for decision in fresh:
             stats.games.add(decision.game_id)
-            _play_decision(bot, client, decision.game_id, decision.view, stats, failed)
+            undecided = _play_decision(bot, client, decision.game_id, decision.view, stats, decision.key)
+            if undecided is decision.view:
+                skip.add(decision.key)
+            elif undecided is not None and undecided.seat is not None:
+                passed.add((decision.game_id, undecided.seat, undecided.version))
     return stats
 
 
 def _play_decision(
-    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, failed: set[tuple[str, int, int]]
-) -> None:
-    """Decide and play; while the answer is a view where the seat must act again, go on."""
+    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, key: str | None = None
+) -> GameView | None:
+    """Decide and play; while the answer is a view where the seat must act again, go on.
+    The first move is sent with ``If-Match: key:<key>`` when the decision's ``key`` is
+    given (another seat's answer to the same upcard does not refuse it), with the
+    version it was decided on otherwise (and for the next moves of a turn).
+
+    Returns the view the bot waited on or left to the clock (its ``decide`` failed or the
+    server refused its move), or ``None`` when nothing is left undecided (a move committed,
+    or the game moved on first)."""
     for _ in range(50):  # one turn is a handful of moves; a bound keeps a bad bot from looping
         seat = view.seat if view.seat is not None else -1
         try:
-            move = as_legal_move(bot.decide(view))
+            answer = bot.decide(view)
+            if is_wait(answer):
+                stats.waits += 1
+                return view
+            move = as_legal_move(answer)
         except Exception as exc:  # a bot's bug must not stop the runner: the clock plays
             stats.failures += 1
-            failed.add((game_id, seat, view.version))
             log.warning("game %s seat %d: decide failed, the clock plays: %s", game_id, seat, exc, exc_info=True)
-            return
+            return view
         try:
-            view = client.play(game_id, move, if_match=view.version)
+            stats.sent += 1
+            after = client.play(game_id, move, if_match=None if key else view.version, if_key=key or None)
+            key = None  # the next moves of the turn: on the version of the answer
         except errors.VersionConflict:
-            return  # the game moved on (another seat answered first): the next poll has the news
+            return None  # the game moved on (another seat answered first): the next poll has the news
         except (errors.Conflict, errors.Invalid) as exc:
             stats.refused += 1
-            failed.add((game_id, seat, view.version))
             log.warning("game %s seat %d: the server refused %r: %s", game_id, seat, move, exc)
-            return
+            return view
         except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
             log.warning("game %s: no answer to the move (%s); the next poll shows where it stands", game_id, exc)
-            return
+            return None
         stats.moves += 1
+        view = after
         if not view.legal or view.status != "playing":
-            return
+            return None
+    return view

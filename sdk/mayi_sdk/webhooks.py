@@ -12,6 +12,10 @@ checks them the same way).
 :class:`WebhookReceiver` is a WSGI app: it refuses (401) a forged, tampered, stale or
 replayed delivery (a ``webhook-id`` it has seen), answers 204 at once, and plays the
 decision through the API in the background; :func:`serve_webhooks` runs it with one call.
+A decision the bot waited on (:data:`~mayi_sdk.bot.WAIT`) or left to the clock is not
+asked again: a later delivery of it (the same ``key``, at a newer version after another
+seat's answer) is let pass; a delivery under a new key (the seat's legal moves changed)
+is asked.
 """
 
 from __future__ import annotations
@@ -114,7 +118,9 @@ class WebhookReceiver:
         self.seen: OrderedDict[str, float] = OrderedDict()
         self.lock = threading.Lock()
         self.stats = RunStats()
-        self._failed: set[tuple[str, int, int]] = set()
+        #: Decisions let pass (waited on, or left to the clock): their keys, and the
+        #: (game, seat, version) of a move's answer left so (it has no key).
+        self._passed: OrderedDict[object, None] = OrderedDict()
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -149,10 +155,26 @@ class WebhookReceiver:
                 self.seen.popitem(last=False)
 
     def _play(self, decision: Decision) -> None:
+        point = (decision.game_id, decision.seat, decision.version)
+        with self.lock:
+            if (decision.key and decision.key in self._passed) or point in self._passed:
+                return  # asked already: the bot waits until its choices change
         try:
-            _play_decision(self.bot, self.client, decision.game_id, decision.view, self.stats, self._failed)
+            undecided = _play_decision(
+                self.bot, self.client, decision.game_id, decision.view, self.stats, decision.key or None
+            )
         except Exception:  # pragma: no cover - _play_decision handles the API's errors
             log.exception("game %s: playing the decision failed", decision.game_id)
+            return
+        if undecided is None:
+            return
+        with self.lock:
+            if undecided is decision.view and decision.key:
+                self._passed[decision.key] = None
+            elif undecided.seat is not None:
+                self._passed[(decision.game_id, undecided.seat, undecided.version)] = None
+            while len(self._passed) > self.remember:
+                self._passed.popitem(last=False)
 
 
 def _answer(start_response: StartResponse, status: str, text: str) -> list[bytes]:

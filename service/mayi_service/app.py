@@ -38,7 +38,8 @@ events for the contract-rummy games **May I** and **Shanghai**.
   token: the public (spectator) view.
 * Errors are `application/problem+json` with a stable `code`; a rule
   violation says which rule, in words a player understands.
-* Actions accept `If-Match: <version>` (412 if the game moved on) and
+* Actions accept `If-Match: <version>` (412 if the game moved on) or
+  `If-Match: key:<decision key>` (412 if the seat's choices changed), and
   `Idempotency-Key` (a retry gets the first response again).
 """
 
@@ -49,10 +50,12 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "name": "If-Match",
         "in": "header",
         "description": "Act only if the game is still at this version (a number, or the view's ETag); "
-        "412 `version_conflict` if it has moved on. `*`: any version",
+        "412 `version_conflict` if it has moved on. `*`: any version. `key:<key>` (a decision's `key` "
+        "from `GET /v1/bots/me/decisions`): act only while the seat's decision has that key, whatever "
+        "other seats answered to the upcard meanwhile (412 once its choices have changed)",
         "schema": {
             "type": "string",
-            "pattern": '^(\\*|(W/)?"*([0-9]{1,15}|[0-9]{1,15}-[^-]*|.*-[0-9]{1,15}-[^-]*)"*)$',
+            "pattern": '^(\\*|(W/)?"*([0-9]{1,15}|[0-9]{1,15}-[^-]*|.*-[0-9]{1,15}-[^-]*|key:[A-Za-z0-9_=-]{1,64})"*)$',
             "example": "12",
         },
     },

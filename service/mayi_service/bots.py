@@ -32,7 +32,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis
@@ -41,9 +41,11 @@ import mayi_engine as engine
 from mayi_engine.state import GameStatus
 
 from . import codec
+from .decisions import decision_entry, decision_key
 from .games import Games, Viewer, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository
+from .store import is_cluster
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -71,6 +73,18 @@ def seat_digest(bot_id: str) -> str:
 
 def is_bot_token(token: str | None) -> bool:
     return bool(token) and str(token).startswith(BOT_TOKEN_PREFIX)
+
+
+@dataclass
+class DecisionPage:
+    """What a decisions poll answers: the ``decisions`` (each :func:`decision_entry`), the
+    number of ``games`` not ended, the keys of the skipped decisions still waiting, and
+    the earliest time one of those may change on the clock alone (``None``: none)."""
+
+    decisions: list[dict[str, Any]]
+    games: int
+    skipped: list[str] = field(default_factory=list)
+    changes_at: float | None = None
 
 
 @dataclass
@@ -290,43 +304,62 @@ class Bots:
         return {k.decode(): json.loads(v) for k, v in raw.items()}
 
     # -- decisions ------------------------------------------------------------
-    def decisions(
-        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
-    ) -> tuple[list[dict[str, Any]], int]:
-        """Every decision waiting for the bot now (one per game and seat that must act), and
-        the number of games it sits in that have not ended (``held``: its seats, if read)."""
+    def page(
+        self,
+        bot_id: str,
+        now: float | None = None,
+        held: dict[str, list[int]] | None = None,
+        skip: frozenset[str] = frozenset(),
+        read: dict[str, Any] | None = None,
+    ) -> DecisionPage:
+        """Every decision waiting for the bot now (one per game and seat that must act) but
+        those whose ``key`` is in ``skip`` (the bot waits on them), and the number of games
+        it sits in that have not ended (``held``: its seats, if read; ``read``: the hashes of
+        some of those games, if read with them)."""
         now = self.clock() if now is None else now
         held = self.seats_of(bot_id) if held is None else held
         if not held:
-            return [], 0
-        pipe = self.r.pipeline(transaction=False)
-        for game_id in held:
-            pipe.hgetall(self.repo.game_key(game_id))
-        loaded = (self.repo._record(g, data) for g, data in zip(held, pipe.execute(), strict=True))
+            return DecisionPage([], 0)
+        read = dict(read or {})
+        missing = [g for g in held if g not in read]
+        if missing:
+            pipe = self.r.pipeline(transaction=False)
+            for game_id in missing:
+                pipe.hgetall(self.repo.game_key(game_id))
+            read.update(zip(missing, pipe.execute(), strict=True))
+        loaded = (self.repo._record(g, read[g]) for g in held)
         records = {r.id: r for r in loaded if r is not None}
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
             self.r.hdel(self.games_key(bot_id), *gone)
-        out = []
+        page = DecisionPage([], len(held) - len(gone))
         for game_id, seats in held.items():
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
             state = codec.load_state(record.state)
             for seat in seats:
-                if not engine.legal_moves(state, seat, now):
+                legal = engine.legal_moves(state, seat, now)
+                if not legal:
                     continue
-                view = self.games.view(record, Viewer(seat), now, state)
-                out.append(
-                    {
-                        "game_id": game_id,
-                        "seat": seat,
-                        "version": record.version,
-                        "deadline": view.get("deadline"),
-                        "view": view,
-                    }
-                )
-        return out, len(held) - len(gone)
+                key = decision_key(game_id, state, seat, legal)
+                if key in skip:
+                    page.skipped.append(key)
+                    closes = state.claim_closes_at
+                    if closes is not None and closes > now and state.phase is engine.Phase.DRAW:
+                        # The window's clock changes the legal moves without a commit.
+                        page.changes_at = closes if page.changes_at is None else min(page.changes_at, closes)
+                    continue
+                page.decisions.append(decision_entry(self.games.view(record, Viewer(seat), now, state), key))
+        return page
+
+    def decisions(
+        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Every decision waiting for the bot now, and the number of games it sits in that
+        have not ended (:meth:`page` with nothing skipped)."""
+        page = self.page(bot_id, now, held)
+        return page.decisions, page.games
 
     def wake_seq(self, bot_id: str) -> int:
         found = self.r.get(self.wake_seq_key(bot_id))
@@ -340,20 +373,46 @@ class Bots:
         found, raw = pipe.execute()
         return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
 
-    def wait_decisions(self, bot_id: str, wait: float) -> tuple[list[dict[str, Any]], int]:
-        """The decisions waiting now; with none, wait up to ``wait`` seconds for one. Also
-        returns early when the bot's last game ends (no games left: nothing will come)."""
+    def _wake_seq_seats_and_games(
+        self, bot_id: str, games: list[str]
+    ) -> tuple[int, dict[str, list[int]], dict[str, Any]]:
+        """:meth:`_wake_seq_and_seats`, and the hashes of ``games`` (the games the bot held
+        when last read), in one round trip: a woken poll needs no other. On a single Redis
+        the pipeline's commands run in order, the wake number first; on a cluster they go
+        to several nodes in no set order, so there the games are read after (by :meth:`page`)."""
+        if not games or is_cluster(self.r):
+            seen, held = self._wake_seq_and_seats(bot_id)
+            return seen, held, {}
+        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
+        pipe.get(self.wake_seq_key(bot_id))
+        pipe.hgetall(self.games_key(bot_id))
+        for game_id in games:
+            pipe.hgetall(self.repo.game_key(game_id))
+        found, raw, *hashes = pipe.execute()
+        held = {k.decode(): json.loads(v) for k, v in raw.items()}
+        return int(found) if found else 0, held, dict(zip(games, hashes, strict=True))
+
+    def wait_decisions(self, bot_id: str, wait: float, skip: frozenset[str] = frozenset()) -> DecisionPage:
+        """The decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
+        seconds for one. Also returns early when the bot's last game ends (no games left:
+        nothing will come). A skipped decision whose claim window closes on the clock
+        meanwhile (which changes its legal moves, and so its key, with no commit) is
+        looked at again when it closes."""
         deadline = time.monotonic() + wait
         woken = False
+        held: dict[str, list[int]] = {}
         while True:
-            seen, held = self._wake_seq_and_seats(bot_id)  # the number read first: a commit after it wakes us
-            found, games = self.decisions(bot_id, held=held)
+            # The wake number is read first: a commit after it wakes us.
+            seen, held, read = self._wake_seq_seats_and_games(bot_id, list(held))
+            page = self.page(bot_id, held=held, skip=skip, read=read)
             left = deadline - time.monotonic()
-            if found or left <= 0 or (woken and games == 0):
-                return found, games
+            if page.decisions or left <= 0 or (woken and page.games == 0):
+                return page
+            if page.changes_at is not None:
+                left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
             woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
-            if not woken:
-                return self.decisions(bot_id)
+            if not woken and time.monotonic() >= deadline:
+                return self.page(bot_id, skip=skip)
 
     # -- the commit hook --------------------------------------------------------
     def after_commit(self, record: GameRecord, state: engine.State | None = None) -> None:

@@ -26,6 +26,7 @@ from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
 
 from . import codec
+from .decisions import decision_key
 from .problems import ServiceError, from_engine
 from .repository import (
     Change,
@@ -386,8 +387,11 @@ class Games:
         if_match: int | None = None,
         idempotency_key: str | None = None,
         body_digest: str = "",
+        if_key: str | None = None,
     ) -> dict[str, Any]:
-        """Apply ``move`` for the token's seat; return the seat's new view."""
+        """Apply ``move`` for the token's seat; return the seat's new view. ``if_match``: only
+        at that version; ``if_key``: only while the seat's decision has that key (whatever
+        other seats answered to the upcard meanwhile)."""
         record, viewer = self.load_as(game_id, token, required=True)
         seat = viewer.seat
         assert seat is not None  # (a seat token is required)
@@ -428,7 +432,7 @@ class Games:
                     current_version=record.version,
                 )
             # The seat is acting: it is present again before anything is played for it.
-            played = self.play_move(record, seat, move, now, returns=True)
+            played = self.play_move(record, seat, move, now, returns=True, if_key=if_key)
             if played.error is not None:
                 if played.change is None:
                     raise from_engine(played.error) from played.error
@@ -448,13 +452,17 @@ class Games:
         assert result is not None
         return result
 
-    def play_move(self, record: GameRecord, seat: int, move: Move, now: float, *, returns: bool = False) -> Played:
+    def play_move(
+        self, record: GameRecord, seat: int, move: Move, now: float, *, returns: bool = False, if_key: str | None = None
+    ) -> Played:
         """``move`` played for ``seat`` over ``record`` at ``now``, after the timeouts whose
         deadline has passed (and, with ``returns``, after the seat's return: a seat acting in
         person is present again): the one step of every move a seat makes, whoever sends it
         (an action, a house bot, a ladder match). Nothing is committed: see :class:`Played`.
 
-        Raises 409 ``wrong_phase`` for a table whose seats are still open."""
+        Raises 409 ``wrong_phase`` for a table whose seats are still open, and 412
+        ``version_conflict`` when ``if_key`` is given and is no longer the key of the seat's
+        decision (after the due timeouts)."""
         if record.state is None:
             raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
         state = codec.load_state(record.state)
@@ -463,6 +471,16 @@ class Games:
             state, first = engine.seat_returns(state, seat)
         state, due = self._due_timeouts(state, now)
         first += due
+        if if_key is not None:
+            legal = engine.legal_moves(state, seat, now)
+            if not legal or decision_key(record.id, state, seat, legal) != if_key:
+                raise ServiceError(
+                    412,
+                    "version_conflict",
+                    f"If-Match: seat {seat}'s decision has changed since key {if_key} "
+                    f"(the game is at version {record.version})",
+                    current_version=record.version,
+                )
         try:
             new_state, more = engine.play(state, seat, move, now)
         except MayIError as exc:

@@ -53,6 +53,7 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .config import Settings
+from .decisions import decision_entry, decision_key
 from .games import Games, Viewer
 from .problems import ServiceError
 from .repository import GameRecord
@@ -372,13 +373,14 @@ class Webhooks:
             return None
         now = self.clock()
         state = codec.load_state(record.state)
-        if not engine.legal_moves(state, seat, now):
+        legal = engine.legal_moves(state, seat, now)
+        if not legal:
             return None
         view = self.games.view(record, Viewer(seat), now, state)
         deadline = view.get("deadline")
         if deadline is not None and now >= deadline:
             return None  # the clock plays it
-        return {"game_id": game_id, "seat": seat, "version": version, "deadline": deadline, "view": view}
+        return decision_entry(view, decision_key(game_id, state, seat, legal))
 
     def deliver(self, bot_id: str, game_id: str, version: int, seat: int, attempt: int = 1) -> dict[str, Any] | None:
         """One attempt at delivering a decision point; on failure, enqueue the next one.

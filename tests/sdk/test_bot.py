@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sys
 from typing import Any
@@ -123,3 +124,109 @@ def test_helpers_agree_with_the_engine() -> None:
     assert helpers.meld_problem(["7C", "8D", "9H"]) is not None
     assert helpers.meld_problem(["5S", "6S", "JK", "8S"]) is None
     assert helpers.find_contract(["KD", "2H"], books=1, runs=0) is None
+
+
+def _windows(variant: str, seed: int, count: int) -> list[tuple[Any, int]]:
+    """Engine states where the seat on turn may take the upcard while others may still
+    answer it (so the stock is not legal yet), with that seat: the first ``count`` of a
+    game where every claimant passes and the seat on turn then draws from the stock."""
+    from mayi_engine import Pass, get_rules, legal_moves, new_game, pending_claimants, play
+
+    state = new_game(get_rules(variant), ["a", "b", "c", "d"], bytes([seed]) * 32)
+    found: list[tuple[Any, int]] = []
+    while len(found) < count and not state.finished:
+        pending = pending_claimants(state)
+        if pending and state.phase.name == "DRAW" and (not found or found[-1][0] is not state):
+            found.append((state, state.turn))
+        if pending:
+            state, _ = play(state, pending[0], Pass(), 0.0)
+            continue
+        moves = legal_moves(state, state.actor, 0.0)
+        draws = [m for m in moves if type(m).__name__ == "DrawStock"]
+        state, _ = play(state, state.actor, draws[0] if draws else moves[-1], 0.0)
+    assert len(found) == count
+    return found
+
+
+@pytest.mark.parametrize("variant", ["may_i", "shanghai"])
+def test_the_seat_on_turn_waits_for_the_stock_rather_than_take_an_upcard_it_does_not_want(variant: str) -> None:
+    import mayi_bots
+    from mayi_engine import legal_moves
+    from mayi_sdk import WAIT
+    from mayi_sdk.local import seat_view
+
+    for state, seat in _windows(variant, 3, 12):
+        assert [type(m).__name__ for m in legal_moves(state, seat, 0.0)] == ["TakeDiscard"]
+        closed = state.claim_closes_at + 1  # the window's clock has run out: the stock is legal too
+        assert len(legal_moves(state, seat, closed)) == 2
+        now, later = seat_view(state, seat, 0.0), seat_view(state, seat, closed)
+        assert Bot().decide(now) is WAIT  # the default wants the stock: it waits for it
+        for name in ("greedy", "strong"):
+            wanted = as_legal_move(mayi_bots.make(name).decide(later)).body.get("source")
+            answer = mayi_bots.make(name).decide(now)
+            if wanted == "stock":
+                assert answer is WAIT, name
+            else:  # the upcard: taken at once, as before
+                assert as_legal_move(answer).body == {"source": "discard"}, name
+
+
+class Waiter(Bot):
+    """Never answers an upcard (waits on every claim decision); records what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[GameView] = []
+        self.waited = 0
+
+    def decide(self, view: GameView) -> Any:
+        self.asked.append(view)
+        if view.legal_of("claim"):
+            from mayi_sdk import WAIT
+
+            self.waited += 1
+            return WAIT
+        return super().decide(view)
+
+
+def _choices(view: GameView) -> tuple[Any, ...]:
+    legal = [(m.type, sorted(m.body.items(), key=str)) for m in view.legal]
+    return (view.round.number if view.round else 0, view.phase, tuple(view.hand), legal)
+
+
+def test_a_bot_that_waits_still_finishes_its_game_and_is_not_asked_the_same_decision_twice() -> None:
+    waiter = Waiter()
+    game = play_local(waiter, [Bot(), Bot(), "greedy"], "may_i", seed=8)
+    assert game.view.status == "finished" and game.failures == [0, 0, 0, 0]
+    assert waiter.waited > 0  # its claim decisions were left to the window's clock
+    # After a wait, the next question to the bot differs (its choices changed).
+    for before, after in itertools.pairwise(waiter.asked):
+        if before.legal_of("claim"):
+            assert _choices(before) != _choices(after) or before.claim_window != after.claim_window
+
+
+def test_the_runner_and_the_receiver_let_a_waited_decision_pass_without_a_request() -> None:
+    from mayi_sdk import Client, Decision, RunStats
+    from mayi_sdk.runners import _play_decision
+    from mayi_sdk.webhooks import WebhookReceiver
+
+    state, seat = _windows("may_i", 4, 1)[0]
+    from mayi_sdk.local import seat_view
+
+    view = seat_view(state, seat, 0.0, version=7)
+    stats = RunStats()
+    client = Client("http://127.0.0.1:9")  # nothing listens there: a request would fail the test
+    assert _play_decision(Bot(), client, "g1", view, stats) is view
+    assert (stats.waits, stats.sent, stats.moves, stats.failures) == (1, 0, 0, 0)
+
+    asked: list[int] = []
+
+    class Counting(Bot):
+        def decide(self, view: GameView) -> Any:
+            asked.append(view.version)
+            return super().decide(view)
+
+    receiver = WebhookReceiver(Counting(), client, "whsec_" + "A" * 44)
+    receiver._play(Decision("g1", seat, 7, None, view, key="k1"))
+    receiver._play(Decision("g1", seat, 8, None, seat_view(state, seat, 0.0, version=8), key="k1"))
+    assert asked == [7]  # the same key at a newer version (another seat answered): not asked again
+    receiver._play(Decision("g1", seat, 9, None, seat_view(state, seat, 0.0, version=9), key="k2"))
+    assert asked == [7, 9]  # a new key: its choices changed

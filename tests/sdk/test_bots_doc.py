@@ -19,15 +19,20 @@ def _blocks(path: Path, after: str = "") -> list[str]:
 
 
 def test_the_local_example_runs() -> None:
-    local = _blocks(ROOT / "docs" / "bots.md")[0]
+    local = next(b for b in _blocks(ROOT / "docs" / "bots.md") if "class Magpie" in b)
     assert "play_local" in local
     exec(compile(local, "docs/bots.md (local)", "exec"), {"__name__": "docs_bots"})
+
+
+def test_the_waiting_example_runs() -> None:
+    waiting = next(b for b in _blocks(ROOT / "docs" / "bots.md") if "WAIT" in b)
+    exec(compile(waiting, "docs/bots.md (waiting)", "exec"), {"__name__": "docs_bots"})
 
 
 def test_the_polling_example_runs_against_a_live_server(
     live_server: LiveServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    polling = _blocks(ROOT / "docs" / "bots.md")[1]
+    polling = next(b for b in _blocks(ROOT / "docs" / "bots.md") if "run_polling" in b)
     assert "run_polling" in polling
     monkeypatch.setenv("MAYI_URL", live_server.url)
     scope: dict[str, object] = {"__name__": "docs_bots"}

@@ -8,10 +8,11 @@ import time
 from typing import Any
 
 import pytest
+import requests
 from servers import LiveServer, PollingBots
 from werkzeug.serving import make_server
 
-from mayi_sdk import Bot, Client, GameView, LegalMove, errors
+from mayi_sdk import WAIT, Bot, Client, GameView, LegalMove, errors
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "b0b5" * 8
@@ -49,8 +50,9 @@ def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: Po
     for i, client in enumerate(clients):
         taken = client.take_seat(game_id, f"poller{i}")
         assert taken.seat == i and taken.token == client.token  # the bot acts with its own token
-    for client in clients:
-        runners.start(Bot(), client)
+    bots = [Asked() for _ in clients]
+    for bot, client in zip(bots, clients, strict=True):
+        runners.start(bot, client)
     runners.join(GAME_CAP)
     final = clients[0].get_game(game_id)
     assert final.status == "finished" and final.places  # type: ignore[union-attr]
@@ -58,6 +60,8 @@ def test_polling_bots_finish_a_whole_game_of_each_variant(base: str, runners: Po
     assert sum(s.moves for s in runners.stats) > 20
     assert all(s.failures == 0 and s.refused == 0 for s in runners.stats)
     assert all(c.get_my_bot().games == [] for c in clients)
+    for bot in bots:  # no decision shown twice (a decision the bot waited on included)
+        assert len(bot.asked) == len(set(bot.asked)) > 0
 
 
 def test_the_decisions_long_poll_wakes_on_the_move_that_makes_the_bot_decide(base: str) -> None:
@@ -107,8 +111,78 @@ def test_the_decisions_long_poll_wakes_on_the_move_that_makes_the_bot_decide(bas
 
 def _simple(view: GameView) -> LegalMove:
     move = Bot().decide(view)
-    assert isinstance(move, LegalMove)
-    return move
+    return move if isinstance(move, LegalMove) else view.legal[0]
+
+
+def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: str, app: Any) -> None:
+    """The bot sits in seat 3 of 4; it is on turn while seats 0 and 1 may still answer the
+    upcard, so it may only take it. It waits (skip its key): one person's pass leaves its
+    choices (and key) as they were, and the poll goes on waiting; the other's makes the
+    stock legal, and the poll answers with the new decision."""
+    game_id = _table(base, "may_i", 4)
+    bot = _bot(base, "patient")
+    with Client(base) as anon:
+        people = [Client(base, anon.take_seat(game_id, f"P{i}").token) for i in range(3)]
+    assert bot.take_seat(game_id, "patient").seat == 3
+    waited = None
+    for _ in range(400):  # play (the bot answering what it must) until its window comes
+        page = bot.get_decisions()
+        mine = page.decisions[0] if page.decisions else None
+        if mine and mine.view.phase == "draw" and mine.view.actor == 3 and len(mine.view.claim_window.pending) == 2:  # type: ignore[union-attr]
+            waited = mine
+            break
+        if mine:
+            bot.play(game_id, _simple(mine.view), if_match=mine.version)
+            continue
+        view = people[0].get_game(game_id)
+        window = view.claim_window
+        seat = window.pending[0] if window and window.pending else view.actor
+        assert seat is not None and seat != 3
+        person = people[seat]
+        person.play(game_id, _simple(person.get_game(game_id)))
+    assert waited is not None, "the bot never came to draw while two seats could answer the upcard"
+    assert [m.body for m in waited.view.legal] == [{"source": "discard"}] and Bot().decide(waited.view) is WAIT
+    key = waited.key
+    assert key and bot.get_decisions().decisions[0].key == key  # the same decision, the same key
+    skipped = bot.get_decisions(skip=[key])
+    assert skipped.decisions == [] and skipped.skipped == [key] and skipped.games == 1
+    # The window's clock would change its choices with no commit: a waiting poll looks
+    # again when the window closes (here in 600 s), not only when woken by a commit.
+    page = app.extensions["mayi_bots"].page(bot.get_my_bot().bot_id, skip=frozenset([key]))
+    assert page.decisions == [] and page.changes_at == waited.view.claim_window.closes_at  # type: ignore[union-attr]
+
+    first, second = waited.view.claim_window.pending  # type: ignore[union-attr]
+    found: list[Any] = []
+
+    def poll() -> None:
+        found.append(bot.get_decisions(wait=60, skip=[key]))
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    try:
+        passed = people[first].pass_upcard(game_id)
+        assert bot.get_decisions().decisions[0].key == key  # a pass left the bot's choices as they were
+        last = people[second].pass_upcard(game_id)
+    finally:
+        thread.join(60)
+    assert passed.version < last.version
+    [page] = found
+    [decision] = page.decisions
+    assert decision.key != key and page.skipped == []
+    assert decision.version == last.version  # it waited past the first pass, for the change
+    assert sorted(m.body["source"] for m in decision.view.legal) == ["discard", "stock"]
+    assert Bot().decide(decision.view) == LegalMove("draw", {"source": "stock"})
+
+
+class Asked(Bot):
+    """The default bot, noting every (game, seat, version) it is asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, int | None, int]] = []
+
+    def decide(self, view: GameView) -> Any:
+        self.asked.append((view.id, view.seat, view.version))
+        return super().decide(view)
 
 
 def test_bot_tokens_rotate_and_errors_name_the_problem(base: str) -> None:
@@ -199,3 +273,55 @@ def test_a_polling_bot_survives_a_server_restart(app: Any, runners: PollingBots)
         if second is not None:
             second.shutdown()
             second.server_close()
+
+
+def test_a_move_sent_with_its_decisions_key_is_not_refused_for_another_seats_answer(base: str) -> None:
+    """If-Match: key:<key>. Four bots; seat 3 on turn, seats 0 and 1 may answer the upcard.
+    Both claimants read their decisions at the same version; the first one's pass moves the
+    game on, yet the second's pass with its decision's key is applied (with the version,
+    412). The seat on turn's old key is refused once the last pass changed its choices."""
+    game_id = _table(base, "may_i", 4)
+    clients = [_bot(base, f"keyed{i}") for i in range(4)]
+    for i, client in enumerate(clients):
+        assert client.take_seat(game_id, f"keyed{i}").seat == i
+    for _ in range(400):  # play until seat 3 draws while seats 0 and 1 may answer the upcard
+        view = clients[0].get_game(game_id)
+        window = view.claim_window
+        if view.phase == "draw" and view.actor == 3 and window and window.pending == [0, 1]:
+            break
+        seat = window.pending[0] if window and window.pending else view.actor
+        assert seat is not None
+        [decision] = clients[seat].get_decisions().decisions
+        clients[seat].play(game_id, _simple(decision.view), if_match=decision.version)
+    else:
+        raise AssertionError("seat 3 never came to draw while seats 0 and 1 could answer the upcard")
+    [first] = clients[0].get_decisions().decisions
+    [second] = clients[1].get_decisions().decisions
+    [on_turn] = clients[3].get_decisions().decisions
+    assert first.version == second.version == on_turn.version
+    assert len({first.key, second.key, on_turn.key}) == 3  # each seat's decision has its own key
+    passed = clients[0].play(game_id, LegalMove("claim", {"claim": False}), if_key=first.key)
+    assert passed.version == first.version + 1
+    with pytest.raises(errors.VersionConflict):  # by the version: the game has moved on
+        clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_match=second.version)
+    with pytest.raises(errors.VersionConflict):  # another seat's key is never this seat's
+        clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_key=on_turn.key)
+    # By its key: its choices are what they were, so its answer stands.
+    after = clients[1].play(game_id, LegalMove("claim", {"claim": False}), if_key=second.key)
+    assert after.version == first.version + 2
+    assert after.claim_window is None or not after.claim_window.pending
+    # The seat on turn's choices changed (the stock is legal now): its old key is refused.
+    with pytest.raises(errors.VersionConflict) as stale:
+        clients[3].play(game_id, LegalMove("draw", {"source": "discard"}), if_key=on_turn.key)
+    assert "seat 3's decision has changed" in stale.value.detail
+    [now] = clients[3].get_decisions().decisions
+    assert now.key != on_turn.key and now.version == after.version
+    drawn = clients[3].play(game_id, LegalMove("draw", {"source": "stock"}), if_key=now.key)
+    assert drawn.phase == "play" and drawn.version == now.version + 1
+    bad = requests.post(
+        f"{base}/v1/games/{game_id}/turn/discard",
+        json={"card": drawn.hand[0]},
+        headers={"Authorization": f"Bearer {clients[3].token}", "If-Match": "key:" + "x" * 65},
+        timeout=30,
+    )
+    assert bad.status_code == 422 and "If-Match" in bad.json()["detail"]

@@ -151,14 +151,40 @@ class BotTokenSchema(Schema):
     )
 
 
+#: Most keys one decisions poll may skip.
+MAX_SKIP = 200
+
+
 class DecisionsQuerySchema(s.StrictSchema):
     wait = s.QueryFloat(load_default=0, validate=validate.Range(0, 60))
+    skip = fields.List(
+        s.Text(validate=validate.Length(1, 64)),
+        load_default=list,
+        validate=validate.Length(max=MAX_SKIP),
+        metadata={
+            "description": (
+                "The `key` of a decision the bot waits on (repeat for several, at most "
+                f"{MAX_SKIP}): it is left out of the answer until its key changes (the seat's "
+                "legal moves change), and the poll waits for another"
+            )
+        },
+    )
 
 
 class DecisionSchema(Schema):
     game_id = s._req(fields.String)
     seat = s._req(fields.Integer)
     version = s._req(fields.Integer, metadata={"description": "The game's version (send it as If-Match to be safe)"})
+    key = s._req(
+        fields.String,
+        metadata={
+            "description": (
+                "The decision's key: the same while the seat's choices in this turn stay the same "
+                "(another seat's answer to the upcard leaves it unless it changes the seat's legal "
+                "moves). Send it as `skip` to wait for a change instead of answering"
+            )
+        },
+    )
     deadline = s._req(
         fields.Float,
         allow_none=True,
@@ -172,6 +198,11 @@ class DecisionListSchema(Schema):
     games = s._req(
         fields.Integer,
         metadata={"description": "Games the bot sits in that have not ended (0: nothing more will come until it sits)"},
+    )
+    skipped = s._req(
+        fields.List,
+        fields.String(),
+        metadata={"description": "The keys of `skip` that are still waiting (the others changed or were played)"},
     )
 
 
@@ -284,17 +315,21 @@ class Decisions(MethodView):
         the clock plays it. If there are none, waits up to `wait` seconds (at most
         60) for one; it also returns when the bot's last game ends. An answered
         decision is never listed again; one left unanswered is listed until the
-        clock plays it.
+        clock plays it, unless its `key` is given as `skip`: the bot waits on it
+        (say the seat on turn, which wants the stock and must wait for the
+        others' answers to the upcard), and it is listed again only once its key
+        changes.
         """
         registry = bots()
         token = bearer_token()
         bot_id = registry.require(token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
+        skip = frozenset(query["skip"])
         if wait <= 0:
-            found, games = registry.decisions(bot_id)
+            page = registry.page(bot_id, skip=skip)
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                found, games = registry.wait_decisions(bot_id, wait)
-        body = codec.dump_bytes({"decisions": found, "games": games})
+                page = registry.wait_decisions(bot_id, wait, skip)
+        body = codec.dump_bytes({"decisions": page.decisions, "games": page.games, "skipped": page.skipped})
         return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})

@@ -18,6 +18,7 @@ from mayi_engine import GameStatus, move_from_json
 from .. import codec
 from .. import games as model
 from .. import schemas as s
+from ..decisions import KEY_PREFIX
 from ..games import ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
@@ -57,10 +58,9 @@ def _if_match(game_id: str) -> int | None:
     raw = request.headers.get("If-Match")
     if raw is None or raw.strip() == "*":
         return None
-    text = raw.strip()
-    if text.startswith("W/"):
-        text = text[2:]
-    text = text.strip('"')
+    text = _if_match_text(raw)
+    if text.startswith(KEY_PREFIX):  # a decision's key: see _if_key
+        return None
     if "-" in text:  # an ETag of ours: "<game>-<version>-<seat>" (game ids may hold "-")
         head, _, _seat = text.rpartition("-")
         game, _, version = head.rpartition("-")
@@ -70,6 +70,27 @@ def _if_match(game_id: str) -> int | None:
     if not _is_number(text):
         raise ServiceError(422, "validation_error", "If-Match: give the game version you saw (a whole number)")
     return int(text)
+
+
+def _if_match_text(raw: str) -> str:
+    text = raw.strip()
+    if text.startswith("W/"):
+        text = text[2:]
+    return text.strip('"')
+
+
+def _if_key() -> str | None:
+    """The decision key named by ``If-Match: key:<key>`` (the seat-scoped precondition), or ``None``."""
+    raw = request.headers.get("If-Match")
+    if raw is None:
+        return None
+    text = _if_match_text(raw)
+    if not text.startswith(KEY_PREFIX):
+        return None
+    key = text[len(KEY_PREFIX) :]
+    if not 1 <= len(key) <= 64:
+        raise ServiceError(422, "validation_error", "If-Match: give key:<the decision's key>, 1 to 64 characters")
+    return key
 
 
 def _is_number(text: str) -> bool:
@@ -109,6 +130,7 @@ def _act(game_id: str, move_type: str, schema: type) -> Response:
         bearer_token(),
         move,
         if_match=_if_match(game_id),
+        if_key=_if_key(),
         idempotency_key=key,
         body_digest=f"{request.path}\x00{digest}" if key else "",
     )
