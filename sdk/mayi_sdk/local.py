@@ -173,12 +173,15 @@ def seat_view(state: Any, seat: int | None, now: float = 0.0, version: int = 0) 
 def bot_policy(bot: Bot) -> Callable[[Any, int, Any, Any], Any]:
     """``bot`` as an engine policy ``(state, seat, legal, rng) -> move``, for in-process
     drivers such as :func:`mayi_engine.simulate.simulate` (``mayi simulate``). The bot sees
-    the seat's view, as on a server; an answer that is not a move raises."""
+    the seat's view, as on a server, with the driver's ``legal`` as its legal moves (the
+    driver keeps the clock: a claim window it has closed offers the stock); an answer that
+    is not a move, :data:`~mayi_sdk.WAIT` included, raises."""
     eng = engine()
 
     def policy(state: Any, seat: int, legal: Any, rng: Any) -> Any:
-        view = GameView.from_json(_view_json(eng, state, seat, None, 0))
-        return eng.move_from_json(_answer(bot, view))
+        view = _view_json(eng, state, seat, None, 0)
+        view["legal"] = [eng.move_to_json(move) for move in legal]
+        return eng.move_from_json(_answer(bot, GameView.from_json(view)))
 
     return policy
 
