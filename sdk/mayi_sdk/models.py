@@ -470,6 +470,8 @@ class Delivery:
     duration_ms: float
     response_truncated: bool
     next_retry_at: float | None
+    #: The decision's key (see :class:`Decision`): one delivery, and one ``webhook_id``, per key.
+    key: str = ""
 
     @property
     def delivered(self) -> bool:
@@ -490,6 +492,7 @@ class Delivery:
             float(data.get("duration_ms", 0.0)),
             bool(data.get("response_truncated", False)),
             data.get("next_retry_at"),
+            str(data.get("key", "")),
         )
 
 

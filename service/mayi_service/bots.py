@@ -125,7 +125,7 @@ class Bots:
         self._wake = self.r.register_script(_WAKE_SCRIPT)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
         #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
-        self.deliver: Callable[[GameRecord, dict[bytes, bytes]], None] | None = None
+        self.deliver: Callable[[GameRecord, dict[bytes, bytes], engine.State | None], None] | None = None
         self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
@@ -296,7 +296,7 @@ class Bots:
         if self.deliver is not None:  # the seat's commit came before this: it may have started the game
             record = self.repo.load(game_id)
             if record is not None:
-                self.deliver(record, {str(seat).encode(): bot_id.encode()})
+                self.deliver(record, {str(seat).encode(): bot_id.encode()}, None)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -427,7 +427,7 @@ class Bots:
         for bot_id in sorted({v.decode() for k, v in raw.items() if int(k) in seats}):
             self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
-            self.deliver(record, raw)
+            self.deliver(record, raw, state)
 
 
 def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[int]:

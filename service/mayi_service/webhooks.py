@@ -3,13 +3,16 @@ by an RQ job, signed by the Standard Webhooks specification.
 
 * **When.** After every commit of a game with bot seats, :meth:`Webhooks.on_commit` (called
   by :meth:`mayi_service.bots.Bots.after_commit`) enqueues one job per seat of a webhook bot
-  that must act at the new version. One decision point is one ``(game, version, seat)``;
-  a Redis ``SET NX`` key makes sure it is enqueued once, whatever calls the hook twice.
-* **What.** The job (:func:`run_delivery`) loads the game; if it has moved on (another
-  version), ended, passed the decision's deadline, or the seat no longer must act, nothing
-  is sent: the decision was answered, and a newer version has its own job. Otherwise it
-  POSTs one decision (the JSON of one entry of ``GET /v1/bots/me/decisions``) with the
-  headers ``webhook-id`` (``msg_<game>_<version>_<seat>``: the same for every attempt),
+  that must act. One decision is one ``(game, seat, key)``, the key of
+  :func:`mayi_service.decisions.decision_key`: it stays the same while the seat's choices
+  do, so another seat's answer to the same upcard (a new version) sends nothing new. A
+  Redis ``SET NX`` key makes sure a decision is enqueued once, whatever calls the hook again.
+* **What.** The job (:func:`run_delivery`) loads the game; if it has ended, passed the
+  decision's deadline, or the seat's decision has another key now (it was answered, or its
+  choices changed: the new decision has its own job), nothing is sent. Otherwise it POSTs
+  the decision (the JSON of one entry of ``GET /v1/bots/me/decisions``, at the game's
+  present version) with the headers ``webhook-id`` (``msg_<game>_<seat>_<key>``: the same
+  for every attempt),
   ``webhook-timestamp`` and ``webhook-signature`` (``v1,<sig>``, and during a secret
   rotation ``v1,<new> v1,<old>``).
 * **Retries.** One attempt per job run, with short timeouts (connect, then the whole
@@ -294,9 +297,9 @@ def retry_delay(attempt: int, base: float) -> float:
     return float(min(MAX_RETRY_DELAY, base * 2 ** (attempt - 1)))
 
 
-def webhook_id(game_id: str, version: int, seat: int) -> str:
-    """The ``webhook-id`` of a decision point (the same for each attempt)."""
-    return f"msg_{game_id}_{version}_{seat}"
+def webhook_id(game_id: str, seat: int, key: str) -> str:
+    """The ``webhook-id`` of a decision (the same for each attempt)."""
+    return f"msg_{game_id}_{seat}_{key}"
 
 
 class Webhooks:
@@ -319,13 +322,14 @@ class Webhooks:
     def log_key(self, bot_id: str) -> str:
         return f"{self.repo.prefix}:{{bot:{bot_id}}}:deliveries"
 
-    def mark_key(self, bot_id: str, game_id: str, version: int, seat: int) -> str:
-        return f"{self.repo.prefix}:{{bot:{bot_id}}}:delivery:{game_id}:{version}:{seat}"
+    def mark_key(self, bot_id: str, game_id: str, seat: int, key: str) -> str:
+        return f"{self.repo.prefix}:{{bot:{bot_id}}}:delivery:{game_id}:{seat}:{key}"
 
     # -- after a commit (the API's request path: keep it cheap) -----------------
-    def on_commit(self, record: GameRecord, seats: dict[bytes, bytes]) -> None:
+    def on_commit(self, record: GameRecord, seats: dict[bytes, bytes], state: engine.State | None = None) -> None:
         """Enqueue a delivery for each seat of a webhook bot that must act at ``record``
-        (``seats``: the game's seat → bot id hash)."""
+        (``seats``: the game's seat → bot id hash; ``state``: the record's engine state, if
+        the caller has it), unless that decision was enqueued already."""
         if self.queue is None or record.status != GameStatus.PLAYING or record.state is None:
             return
         by_seat = {int(seat): bot.decode() for seat, bot in seats.items()}
@@ -336,26 +340,29 @@ class Webhooks:
         hooked = {bot_id for bot_id, url in zip(bots, pipe.execute(), strict=True) if url}
         if not hooked:
             return
-        state = codec.load_state(record.state)
+        if state is None:
+            state = codec.load_state(record.state)
         now = self.clock()
         for seat, bot_id in sorted(by_seat.items()):
-            if bot_id in hooked and engine.legal_moves(state, seat, now):
-                self.enqueue(bot_id, record.id, record.version, seat)
+            if bot_id in hooked:
+                legal = engine.legal_moves(state, seat, now)
+                if legal:
+                    self.enqueue(bot_id, record.id, seat, decision_key(record.id, state, seat, legal))
 
-    def enqueue(self, bot_id: str, game_id: str, version: int, seat: int) -> bool:
-        """Enqueue the first attempt of a decision point, once (``False``: it was already)."""
+    def enqueue(self, bot_id: str, game_id: str, seat: int, key: str) -> bool:
+        """Enqueue the first attempt of a decision, once (``False``: it was already)."""
         if self.queue is None:
             return False
-        if not self.r.set(self.mark_key(bot_id, game_id, version, seat), "1", nx=True, ex=DEDUPE_SECONDS):
+        if not self.r.set(self.mark_key(bot_id, game_id, seat, key), "1", nx=True, ex=DEDUPE_SECONDS):
             return False
         self.queue.enqueue(
             run_delivery,
             bot_id,
             game_id,
-            version,
             seat,
+            key,
             1,
-            job_id=f"webhook-{game_id}-{version}-{seat}-1",
+            job_id=f"webhook-{game_id}-{seat}-{key}-1",
             job_timeout=self.job_timeout,
             result_ttl=0,
             failure_ttl=3600,
@@ -363,27 +370,28 @@ class Webhooks:
         return True
 
     # -- one attempt (in the worker) ----------------------------------------------
-    def decision(self, game_id: str, version: int, seat: int) -> dict[str, Any] | None:
-        """The decision at this point if it is still waiting (``None``: the game moved on,
-        ended, or its deadline passed; the seat answered; or it need not act)."""
+    def decision(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
+        """The seat's decision with ``key`` if it is still waiting (``None``: the game ended
+        or the decision's deadline passed; the seat answered, its choices changed, or it
+        need not act)."""
         record = self.repo.load(game_id)
-        if record is None or record.version != version or record.status != GameStatus.PLAYING:
+        if record is None or record.status != GameStatus.PLAYING:
             return None
         if record.state is None:
             return None
         now = self.clock()
         state = codec.load_state(record.state)
         legal = engine.legal_moves(state, seat, now)
-        if not legal:
+        if not legal or decision_key(game_id, state, seat, legal) != key:
             return None
         view = self.games.view(record, Viewer(seat), now, state)
         deadline = view.get("deadline")
         if deadline is not None and now >= deadline:
             return None  # the clock plays it
-        return decision_entry(view, decision_key(game_id, state, seat, legal))
+        return decision_entry(view, key)
 
-    def deliver(self, bot_id: str, game_id: str, version: int, seat: int, attempt: int = 1) -> dict[str, Any] | None:
-        """One attempt at delivering a decision point; on failure, enqueue the next one.
+    def deliver(self, bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1) -> dict[str, Any] | None:
+        """One attempt at delivering the seat's decision with ``key``; on failure, enqueue the next one.
         Returns the delivery log entry (``None``: nothing to send)."""
         try:
             bot = self.bots.load(bot_id)
@@ -391,11 +399,11 @@ class Webhooks:
             return None  # the bot is gone
         if not bot.webhook_url:
             return None
-        decision = self.decision(game_id, version, seat)
+        decision = self.decision(game_id, seat, key)
         if decision is None:
             return None
         settings = self.settings
-        msg_id = webhook_id(game_id, version, seat)
+        msg_id = webhook_id(game_id, seat, key)
         started = self.clock()
         timestamp = int(started)
         body = codec.dump_bytes(decision)
@@ -415,7 +423,8 @@ class Webhooks:
             "webhook_id": msg_id,
             "game_id": game_id,
             "seat": seat,
-            "version": version,
+            "version": decision["version"],
+            "key": key,
             "attempt": attempt,
             "at": started,
             "url": bot.webhook_url,
@@ -461,10 +470,10 @@ class Webhooks:
                     run_delivery,
                     bot_id,
                     game_id,
-                    version,
                     seat,
+                    key,
                     attempt + 1,
-                    job_id=f"webhook-{game_id}-{version}-{seat}-{attempt + 1}",
+                    job_id=f"webhook-{game_id}-{seat}-{key}-{attempt + 1}",
                     job_timeout=self.job_timeout,
                     result_ttl=0,
                     failure_ttl=3600,
@@ -490,9 +499,9 @@ class Webhooks:
         return [json.loads(raw) for raw in self.r.lrange(self.log_key(bot_id), 0, -1)]
 
 
-def run_delivery(bot_id: str, game_id: str, version: int, seat: int, attempt: int = 1) -> None:
-    """RQ job: one attempt at delivering the decision of ``seat`` at ``game_id``'s ``version``."""
+def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1) -> None:
+    """RQ job: one attempt at delivering the decision of ``seat`` at ``game_id`` with ``key``."""
     from .clock import _worker_parts
 
     games, _ = _worker_parts()
-    games.bots.webhooks.deliver(bot_id, game_id, version, seat, attempt)
+    games.bots.webhooks.deliver(bot_id, game_id, seat, key, attempt)

@@ -262,7 +262,7 @@ def test_a_waiting_decision_is_delivered_signed_and_verifies_with_standardwebhoo
     assert [(d["game_id"], d["seat"], d["version"], d["deadline"]) for d in polled] == [
         (game_id, 0, decision["version"], decision["deadline"])
     ]  # the same decision as the long-poll's
-    assert headers["webhook-id"] == f"msg_{game_id}_{decision['version']}_0"
+    assert headers["webhook-id"] == f"msg_{game_id}_0_{decision['key']}"
     assert headers["content-type"] == "application/json"
     with pytest.raises(WebhookVerificationError):
         Webhook(register(client, None, "other")["webhook_secret"]).verify(body, headers)
@@ -274,10 +274,10 @@ def test_a_waiting_decision_is_delivered_signed_and_verifies_with_standardwebhoo
     assert entry["webhook_id"] == headers["webhook-id"] and entry["attempt"] == 1 and entry["status"] == 204
     assert entry["error"] is None and entry["next_retry_at"] is None and entry["url"] == receiver.url
     assert entry["game_id"] == game_id and entry["seat"] == 0 and entry["duration_ms"] >= 0
+    assert entry["key"] == decision["key"] and entry["version"] == decision["version"]
     # The hook called again for the same commit (as a retried request could) enqueues nothing more.
     hooks = app.extensions["mayi_bots"].webhooks
-    record = app.extensions["mayi"].games.load(game_id)
-    assert hooks.enqueue(_bot_of(app, game_id), game_id, record.version, 0) is False
+    assert hooks.enqueue(_bot_of(app, game_id), game_id, 0, decision["key"]) is False
 
 
 def test_failed_deliveries_are_retried_with_backoff_and_the_same_webhook_id(
@@ -346,15 +346,89 @@ def test_no_delivery_once_the_decision_was_answered(
     assert bot_must_act(app, game_id) == bool(versions)
 
 
+def test_another_claimants_answer_sends_no_second_delivery(
+    app: Any, client: Any, receiver: Receiver, worker_env: None
+) -> None:
+    """One delivery per decision: when another seat answers the same upcard, the game's
+    version moves on but the bot's choices (and its decision's key) do not, so nothing new
+    is sent; the bot's answer, made for the first version, still applies (If-Match: key)."""
+    from mayi_engine import legal_moves, move_to_json, pending_claimants
+    from mayi_service import codec
+
+    bot = register(client, receiver.url)
+    created = client.post(
+        "/v1/games",
+        json={
+            "variant": "may_i",
+            "seats": 4,
+            "options": {"claim_seconds": 600, "turn_seconds": 600},
+            "test": {"seed": "cd" * 16},
+        },
+    )
+    game_id = created.get_json()["game_id"]
+    tokens = {0: bot["token"]}
+    assert (
+        client.post(f"/v1/games/{game_id}/seats", json={"name": "hooked"}, headers=auth(bot["token"])).status_code
+        == 201
+    )
+    for i in range(1, 4):
+        tokens[i] = client.post(f"/v1/games/{game_id}/seats", json={"name": f"P{i}"}).get_json()["token"]
+    games = app.extensions["mayi"].games
+
+    def act(seat: int, move: Any) -> None:
+        path, body = _move_request(move_to_json(move))
+        done = client.post(f"/v1/games/{game_id}/{path}", json=body, headers=auth(tokens[seat]))
+        assert done.status_code == 200, done.get_json()
+
+    # Play (passing every upcard, drawing from the stock, discarding the first card) until the
+    # bot and a person are both offered the same upcard.
+    for _ in range(200):
+        state = codec.load_state(games.load(game_id).state)
+        pending = pending_claimants(state)
+        if 0 in pending and len(pending) > 1:
+            break
+        seat = next((p for p in pending if p != 0), None) if pending else state.actor
+        if seat is None:
+            seat = 0
+        legal = legal_moves(state, seat, time.time())
+        pick = next(
+            (
+                m
+                for m in legal
+                if move_to_json(m) in ({"type": "claim", "claim": False}, {"type": "draw", "source": "stock"})
+            ),
+            None,
+        )
+        act(seat, pick if pick is not None else legal[0])
+    else:
+        raise AssertionError("the bot and a person were never offered the same upcard")
+    person = next(p for p in pending if p != 0)
+    run_jobs(app)
+    sent = len(receiver.requests)
+    first = json.loads(receiver.requests[-1][1])
+    assert first["seat"] == 0 and {"type": "claim", "claim": False} in first["view"]["legal"]
+    act(person, next(m for m in legal_moves(state, person, time.time()) if move_to_json(m)["claim"] is False))
+    run_jobs(app)
+    assert len(receiver.requests) == sent  # the same decision: not sent again
+    now = client.get("/v1/bots/me/decisions", headers=auth(bot["token"])).get_json()["decisions"]
+    assert [(d["key"], d["version"] > first["version"]) for d in now] == [(first["key"], True)]
+    answered = client.post(
+        f"/v1/games/{game_id}/claims",
+        json={"claim": False},
+        headers={**auth(bot["token"]), "If-Match": f"key:{first['key']}"},
+    )
+    assert answered.status_code == 200, answered.get_json()
+
+
 def test_no_delivery_after_the_deadline(app: Any, client: Any, receiver: Receiver, worker_env: None) -> None:
     bot = register(client, receiver.url)
     game_id = seated_game(client, bot["token"], claim_seconds=1, turn_seconds=1)
     hooks = app.extensions["mayi_bots"].webhooks
-    record = app.extensions["mayi"].games.load(game_id)
-    assert hooks.decision(game_id, record.version, 0) is not None
+    key = client.get("/v1/bots/me/decisions", headers=auth(bot["token"])).get_json()["decisions"][0]["key"]
+    assert hooks.decision(game_id, 0, key) is not None
     hooks.clock = lambda: time.time() + 30  # the worker runs the job after the deadline
     try:
-        assert hooks.deliver(_bot_of(app, game_id), game_id, record.version, 0) is None
+        assert hooks.deliver(_bot_of(app, game_id), game_id, 0, key) is None
     finally:
         hooks.clock = time.time
     assert receiver.requests == [] and deliveries(client, bot["token"]) == []
@@ -400,7 +474,8 @@ def test_the_delivery_log_is_bounded_newest_first(app: Any, client: Any, receive
     hooks = app.extensions["mayi_bots"].webhooks
     bot_id = client.get("/v1/bots/me", headers=auth(bot["token"])).get_json()["bot_id"]
     for i in range(hooks.settings.webhook_deliveries_kept + 5):
-        hooks.record(bot_id, {"webhook_id": f"msg_{i}", "game_id": "g", "seat": 0, "version": i, "attempt": 1,
+        hooks.record(bot_id, {"webhook_id": f"msg_{i}", "game_id": "g", "seat": 0, "version": i, "key": f"k{i}",
+                              "attempt": 1,
                               "at": float(i), "url": receiver.url, "status": 204, "error": None,
                               "duration_ms": 1.0, "response_truncated": False, "next_retry_at": None})  # fmt: skip
     log = deliveries(client, bot["token"])

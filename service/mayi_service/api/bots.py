@@ -100,7 +100,11 @@ class DeliverySchema(Schema):
     )
     game_id = s._req(fields.String)
     seat = s._req(fields.Integer)
-    version = s._req(fields.Integer)
+    version = s._req(fields.Integer, metadata={"description": "The game's version when the attempt was made"})
+    key = s._req(
+        fields.String,
+        metadata={"description": "The decision's key (as in `GET /v1/bots/me/decisions`): one delivery per key"},
+    )
     attempt = s._req(fields.Integer, metadata={"description": "1 for the first attempt, then 2, 3..."})
     at = s._req(fields.Float, metadata={"description": "When the attempt started (Unix seconds)"})
     url = s._req(fields.String)
