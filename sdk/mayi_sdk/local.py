@@ -123,10 +123,6 @@ def play_local(
     )
 
 
-def _answer(bot: Bot, view: GameView) -> dict[str, Any]:
-    return _move_json(bot.decide(view))
-
-
 def _move_json(answer: Any) -> dict[str, Any]:
     move = as_legal_move(answer)
     return {"type": move.type, **move.body}
@@ -175,13 +171,19 @@ def bot_policy(bot: Bot) -> Callable[[Any, int, Any, Any], Any]:
     drivers such as :func:`mayi_engine.simulate.simulate` (``mayi simulate``). The bot sees
     the seat's view, as on a server, with the driver's ``legal`` as its legal moves (the
     driver keeps the clock: a claim window it has closed offers the stock); an answer that
-    is not a move, :data:`~mayi_sdk.WAIT` included, raises."""
+    is not a move raises. A driver asks a policy for a move now and cannot wait: a bot that
+    answers :data:`~mayi_sdk.bot.WAIT` gets the first legal move played (where the reference
+    bots wait, the seat on turn while the upcard may still be claimed, that is taking the
+    upcard, its only legal move)."""
     eng = engine()
 
     def policy(state: Any, seat: int, legal: Any, rng: Any) -> Any:
         view = _view_json(eng, state, seat, None, 0)
         view["legal"] = [eng.move_to_json(move) for move in legal]
-        return eng.move_from_json(_answer(bot, GameView.from_json(view)))
+        answer = bot.decide(GameView.from_json(view))
+        if is_wait(answer):
+            return legal[0]
+        return eng.move_from_json(_move_json(answer))
 
     return policy
 

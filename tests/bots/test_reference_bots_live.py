@@ -68,7 +68,7 @@ def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: P
     for i, client in enumerate(others):
         client.take_seat(game_id, f"strong{i}")
     command = [sys.executable, "-m", "mayi_bots.greedy", "--server", base, "--name", "cli-greedy"]
-    command += ["--join", game_id, "--until-idle"]
+    command += [f"--join={game_id}", "--until-idle"]  # an id may start with "-"
     env = {k: v for k, v in os.environ.items() if k != "MAYI_TOKEN"}
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
     try:

@@ -48,7 +48,7 @@ def test_the_strong_bot_plays_a_game_by_webhook_from_its_command_line(served: Se
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("MAYI_TOKEN", "MAYI_WEBHOOK_SECRET")}
     command = [sys.executable, "-m", "mayi_bots.strong", "--server", base, "--webhook", str(port)]
-    command += ["--name", "hooked", "--join", game_id]
+    command += ["--name", "hooked", f"--join={game_id}"]  # an id may start with "-"
     errors = tmp_path / "bot.err"
     with errors.open("wb") as sink:
         process = subprocess.Popen(command, stderr=sink, env=env)

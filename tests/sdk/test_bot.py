@@ -230,3 +230,13 @@ def test_the_runner_and_the_receiver_let_a_waited_decision_pass_without_a_reques
     assert asked == [7]  # the same key at a newer version (another seat answered): not asked again
     receiver._play(Decision("g1", seat, 9, None, seat_view(state, seat, 0.0, version=9), key="k2"))
     assert asked == [7, 9]  # a new key: its choices changed
+
+
+def test_as_an_engine_policy_a_waiting_bot_gets_its_first_legal_move_played() -> None:
+    """An in-process driver (mayi simulate, the engine's property walks) asks for a move now."""
+    from mayi_engine import legal_moves
+    from mayi_sdk.local import bot_policy
+
+    state, seat = _windows("may_i", 5, 1)[0]
+    legal = legal_moves(state, seat, 0.0)
+    assert bot_policy(Bot())(state, seat, legal, None) == legal[0]  # taking the upcard, its one legal move
