@@ -60,6 +60,16 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
 return n
 """
 
+#: The wake of several bots in one call (KEYS: each bot's wake number, then its wake
+#: stream), on a single Redis only: on a cluster each bot's keys live in its own slot.
+_WAKE_MANY_SCRIPT = """
+for i = 1, #KEYS, 2 do
+  local n = redis.call('INCR', KEYS[i])
+  redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
+end
+return #KEYS / 2
+"""
+
 
 def new_secret() -> str:
     """A fresh webhook signing secret: ``whsec_`` + base64 of 32 random bytes."""
@@ -123,6 +133,7 @@ class Bots:
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
         self._wake = self.r.register_script(_WAKE_SCRIPT)
+        self._wake_many = None if is_cluster(self.r) else self.r.register_script(_WAKE_MANY_SCRIPT)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
         #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
         self.deliver: Callable[[GameRecord, dict[bytes, bytes], engine.State | None], None] | None = None
@@ -424,8 +435,13 @@ class Bots:
         if not seats:
             return
         raw = self.r.hgetall(self.game_bots_key(record.id))
-        for bot_id in sorted({v.decode() for k, v in raw.items() if int(k) in seats}):
-            self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+        woken = sorted({v.decode() for k, v in raw.items() if int(k) in seats})
+        if len(woken) > 1 and self._wake_many is not None:  # one round trip for them all
+            keys = [key for bot_id in woken for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
+            self._wake_many(keys=keys, args=[record.id, WAKE_KEEP])
+        else:
+            for bot_id in woken:
+                self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
             self.deliver(record, raw, state)
 
