@@ -25,17 +25,7 @@ from .game import (
 )
 from .legal import legal_lay_offs
 from .moves import LayOff
-from .state import Phase, State
-
-# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
-    Phase.FIRST_OFFER,
-    Phase.FIRST_DISCARD,
-    Phase.DRAW,
-    Phase.PLAY,
-    Phase.FINISHED,
-)
+from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, State
 
 #: Most decisions one Timeout move plays (absent seats are played at once) before returning.
 MAX_TIMEOUT_STEPS = 500
@@ -54,18 +44,18 @@ def deadline(state: State) -> float | None:
 
 def _deadline(s: State) -> float | None:
     phase = s.phase
-    if phase is _FINISHED_PHASE:
+    if phase is FINISHED_PHASE:
         return None
     turn_deadline = s.turn_deadline
     closes = s.claim_closes_at
     absent = s.absent
     if True not in absent:  # (the usual case, the same as below with nobody absent)
-        if phase is _DRAW_PHASE and closes is not None and pending_claimants(s):
+        if phase is DRAW_PHASE and closes is not None and pending_claimants(s):
             return closes if turn_deadline is None or closes < turn_deadline else turn_deadline
         return turn_deadline
     due = turn_deadline  # the earliest of the times below (the first one met, if equal)
     waiting = False  # a present seat may still answer the upcard
-    if phase is _DRAW_PHASE and closes is not None:
+    if phase is DRAW_PHASE and closes is not None:
         gone = False
         for p in pending_claimants(s):
             if absent[p]:
@@ -79,7 +69,7 @@ def _deadline(s: State) -> float | None:
     if absent[s.actor] and turn_deadline is not None and not waiting:
         # An absent seat is played at once (from when its decision started), but its stock
         # draw still waits for the present seats' answers to the upcard.
-        if phase is _DRAW_PHASE and closes is not None:
+        if phase is DRAW_PHASE and closes is not None:
             at = closes - s.rules.claim_seconds
         else:
             at = turn_deadline - s.rules.turn_seconds
@@ -90,7 +80,7 @@ def _deadline(s: State) -> float | None:
 
 def _due_passes(s: State, now: float) -> list[int]:
     """The claimants the service passes for now: all, once the window has closed; absent ones at once."""
-    if s.phase is not _DRAW_PHASE or s.claim_closes_at is None:
+    if s.phase is not DRAW_PHASE or s.claim_closes_at is None:
         return []
     closed = window_closed(s, now)
     return [p for p in _pending(s) if closed or s.absent[p]]
@@ -100,7 +90,7 @@ def _actor_due(s: State, now: float) -> bool:
     """Whether the actor's decision is due: absent, or past its turn deadline (a stock
     draw also waits for the present seats' answers to the upcard)."""
     due = s.absent[s.actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
-    return due and not (s.phase is _DRAW_PHASE and _pending(s))
+    return due and not (s.phase is DRAW_PHASE and _pending(s))
 
 
 def verify_timeout(s: State, now: float) -> None:
@@ -113,7 +103,7 @@ def play_timeouts(s: State, now: float, events: list[Event]) -> None:
     """Apply the verified :class:`~mayi_engine.moves.Timeout` move to the state being built:
     play every decision whose deadline has passed at ``now`` (absent seats at once)."""
     for _ in range(MAX_TIMEOUT_STEPS):
-        if s.phase is _FINISHED_PHASE:
+        if s.phase is FINISHED_PHASE:
             break
         for p in _due_passes(s, now):
             _apply_pass(s, p, now, events, timeout=True)
@@ -121,9 +111,9 @@ def play_timeouts(s: State, now: float, events: list[Event]) -> None:
             break
         actor = s.actor
         _count_timeout(s, actor, events)
-        if s.phase is _DRAW_PHASE:
+        if s.phase is DRAW_PHASE:
             _apply_draw_stock(s, actor, now, events, (), timeout=True)  # nobody is pending (_actor_due)
-        elif s.phase is _OFFER_PHASE:
+        elif s.phase is OFFER_PHASE:
             _apply_pass(s, actor, now, events, timeout=True)
         else:
             card = timeout_discard(s, actor)
@@ -143,7 +133,7 @@ def timeout_discard(state: State, seat: int) -> int:
     """
     hand = state.hands[seat]
     fitting: set[int] = set()
-    if state.phase is _PLAY_PHASE and state.down[seat] and may_lay_off_now(state):
+    if state.phase is PLAY_PHASE and state.down[seat] and may_lay_off_now(state):
         fitting = {
             c for move in legal_lay_offs(state, seat) if isinstance(move, LayOff) for p in move.parts for c in p.cards
         }

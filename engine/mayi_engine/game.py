@@ -55,16 +55,16 @@ from .melds import Meld, lay_off_card, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
-from .state import Phase, RoundResult, Setup, State
-
-# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
-    Phase.FIRST_OFFER,
-    Phase.FIRST_DISCARD,
-    Phase.DRAW,
-    Phase.PLAY,
-    Phase.FINISHED,
+from .state import (
+    DRAW_PHASE,
+    FINISHED_PHASE,
+    FIRST_DISCARD_PHASE,
+    OFFER_PHASE,
+    PLAY_PHASE,
+    Phase,
+    RoundResult,
+    Setup,
+    State,
 )
 
 # ---------------------------------------------------------------------------
@@ -128,7 +128,7 @@ def start_game(
         seed=seed if seed is not None else new_seed(),
         names=tuple(names),
         round=start_round,
-        phase=_DRAW_PHASE,
+        phase=DRAW_PHASE,
         turn=0,
         actor=0,
         hands=((),) * n,
@@ -196,7 +196,7 @@ def _deal(s: State, now: float, events: list[Event]) -> None:
     for seat in range(n):
         events.append(Dealt(seat, s.hands[seat]))
     if rules.first_upcard_offer:
-        s.phase = _OFFER_PHASE
+        s.phase = OFFER_PHASE
         s.claim_closes_at = None
         _set_turn_deadline(s, now)
     else:
@@ -236,7 +236,7 @@ def play(state: State, seat: int | None, move: Move, now: float = 0.0) -> tuple[
     The move is verified first (its verify function only raises), then applied to a copy
     of the state with no further checks.
     """
-    if state.phase is _FINISHED_PHASE or type(seat) is not int or not 0 <= seat < len(state.names):
+    if state.phase is FINISHED_PHASE or type(seat) is not int or not 0 <= seat < len(state.names):
         verify, apply = _step(state, seat, move)  # (refuses; or a Timeout, which has no seat)
     else:
         step = _STEPS.get(type(move))
@@ -262,7 +262,7 @@ def verify_move(state: State, seat: int | None, move: Move, now: float = 0.0) ->
 
 def _step(state: State, seat: int | None, move: Move) -> tuple[Verify, Apply]:
     """The verify and apply steps of ``move`` (the one dispatch on the kind of move)."""
-    if state.phase is _FINISHED_PHASE:
+    if state.phase is FINISHED_PHASE:
         raise IllegalMoveError("game_over", "The game is over")
     step = _STEPS.get(type(move))
     if step is None:
@@ -277,17 +277,17 @@ def _step(state: State, seat: int | None, move: Move) -> tuple[Verify, Apply]:
 
 
 _PHASE_HINTS = {
-    _DRAW_PHASE: "draw first (from the stock or the discard pile)",
-    _PLAY_PHASE: "you have drawn already; go down, lay off or discard",
-    _FIRST_DISCARD_PHASE: "you took the first upcard: discard one card now",
+    DRAW_PHASE: "draw first (from the stock or the discard pile)",
+    PLAY_PHASE: "you have drawn already; go down, lay off or discard",
+    FIRST_DISCARD_PHASE: "you took the first upcard: discard one card now",
 }
 
 
-def turn_problem(s: State, seat: int, phases: tuple[Phase, ...] = (_PLAY_PHASE,)) -> str | None:
+def turn_problem(s: State, seat: int, phases: tuple[Phase, ...] = (PLAY_PHASE,)) -> str | None:
     """Why ``seat`` may not act on its turn now (``"offer"``: the May I first upcard is
     being offered; ``"not_actor"``; ``"phase"``: not one of ``phases``), or ``None``.
     The one place the turn is checked: :func:`turn_error` words it."""
-    if s.phase is _OFFER_PHASE:
+    if s.phase is OFFER_PHASE:
         return "offer"
     if s.actor != seat:
         return "not_actor"
@@ -296,7 +296,7 @@ def turn_problem(s: State, seat: int, phases: tuple[Phase, ...] = (_PLAY_PHASE,)
     return None
 
 
-def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (_PLAY_PHASE,)) -> IllegalMoveError | None:
+def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (PLAY_PHASE,)) -> IllegalMoveError | None:
     """Why ``seat`` may not ``what`` now (it must be the actor, in one of ``phases``), or ``None``."""
     problem = turn_problem(s, seat, phases)
     if problem is None:
@@ -314,7 +314,7 @@ def turn_error(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (_PLA
     return IllegalMoveError("wrong_phase", f"You cannot {what} now: {_PHASE_HINTS[s.phase]}")
 
 
-def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (_PLAY_PHASE,)) -> None:
+def _own_turn(s: State, seat: int, what: str, phases: tuple[Phase, ...] = (PLAY_PHASE,)) -> None:
     if turn_problem(s, seat, phases) is not None:  # (the error is worded only when there is one)
         raise turn_error(s, seat, what, phases)  # type: ignore[misc]
 
@@ -404,9 +404,9 @@ def _claim_refusal(s: State, seat: int) -> str | None:
     The one source of truth for who may claim or pass; the window's clock is
     :func:`window_closed`.
     """
-    if s.phase is _PLAY_PHASE:
+    if s.phase is PLAY_PHASE:
         return "drawn"
-    if s.phase is not _DRAW_PHASE:
+    if s.phase is not DRAW_PHASE:
         return "no_upcard"
     if seat == s.turn:
         return "on_turn"
@@ -460,7 +460,7 @@ def _pending(s: State) -> tuple[int, ...]:
     """:func:`pending_claimants` of a state being built (never memoised): the seats
     :func:`_claim_refusal` refuses nothing in the claim window, its checks read once for
     all the seats (a property test holds the two equal)."""
-    if s.phase is not _DRAW_PHASE:
+    if s.phase is not DRAW_PHASE:
         return ()
     rules = s.rules
     turn = s.turn
@@ -480,7 +480,7 @@ def claim_problem(s: State, seat: int, now: float | None) -> str | None:
     to another seat; ``"closed"``: the window's clock ran out; or a reason of the claim
     window's eligibility), or ``None``. The one place this is decided: :func:`claim_error`
     words it and :func:`legal.legal_moves` lists a claim and a pass when it is ``None``."""
-    if s.phase is _OFFER_PHASE:
+    if s.phase is OFFER_PHASE:
         return "offer_seat" if seat != s.actor else None
     reason = _claim_refusal(s, seat)
     if (reason is None or reason == "answered") and window_closed(s, now):
@@ -523,7 +523,7 @@ def verify_pass(s: State, seat: int, now: float | None) -> None:
 
 
 def _open_window(s: State, now: float) -> None:
-    s.phase = _DRAW_PHASE
+    s.phase = DRAW_PHASE
     s.actor = s.turn
     s.claims = ()
     s.passes = ()
@@ -534,7 +534,7 @@ def _open_window(s: State, now: float) -> None:
 
 
 def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
-    if s.phase is _OFFER_PHASE:
+    if s.phase is OFFER_PHASE:
         card = s.discard[-1]
         s.discard = s.discard[:-1]
         _give(s, seat, card)
@@ -542,7 +542,7 @@ def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
         events.append(TookUpcard(seat, card, first_upcard=True))
         s.actor = seat
         _set_turn_deadline(s, now)
-        s.phase = _PLAY_PHASE if seat == s.turn else _FIRST_DISCARD_PHASE
+        s.phase = PLAY_PHASE if seat == s.turn else FIRST_DISCARD_PHASE
         return
     s.claims = (*s.claims, seat)
     events.append(Claimed(seat, s.discard[-1]))
@@ -551,13 +551,13 @@ def _apply_claim(s: State, seat: int, now: float, events: list[Event]) -> None:
 def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: bool = False) -> None:
     """Record a pass; ``timeout``: the service passes for a seat out of time (a timeout
     toward absence: an unanswered claim is a pass)."""
-    if s.phase is _OFFER_PHASE:
+    if s.phase is OFFER_PHASE:
         events.append(Passed(seat, s.discard[-1], first_upcard=True, timeout=timeout))
         nxt = (seat + 1) % s.players
         if nxt == s.turn:
             # Nobody wanted it: the first player draws from the stock and plays on.
             s.actor = s.turn
-            s.phase = _PLAY_PHASE
+            s.phase = PLAY_PHASE
             _set_turn_deadline(s, now)
             _stock_to(s, s.turn, now, events)
         else:
@@ -576,13 +576,13 @@ def _apply_pass(s: State, seat: int, now: float, events: list[Event], timeout: b
 
 def verify_take_discard(s: State, seat: int) -> None:
     """Refuse taking the upcard as the draw unless ``seat`` is on turn to draw."""
-    _own_turn(s, seat, "draw", (_DRAW_PHASE,))
+    _own_turn(s, seat, "draw", (DRAW_PHASE,))
 
 
 def draw_stock_error(s: State, seat: int, now: float | None) -> IllegalMoveError | None:
     """Why ``seat`` may not draw from the stock now, or ``None``: its turn to draw, and the
     claim window closed or answered by every eligible seat."""
-    error = turn_error(s, seat, "draw", (_DRAW_PHASE,))
+    error = turn_error(s, seat, "draw", (DRAW_PHASE,))
     if error is not None:
         return error
     if claims_still_open(s, now):
@@ -621,7 +621,7 @@ def _apply_take_discard(s: State, seat: int, now: float, events: list[Event]) ->
     voided = s.claims
     s.claims = ()
     s.held = card
-    s.phase = _PLAY_PHASE
+    s.phase = PLAY_PHASE
     s.claim_closes_at = None
     _set_turn_deadline(s, now)
     events.append(TookUpcard(seat, card, voided_claims=voided))
@@ -634,7 +634,7 @@ def _apply_draw_stock(
     winning claim is served, then the draw."""
     for p in pending:
         _apply_pass(s, p, now, events, timeout=True)
-    s.phase = _PLAY_PHASE
+    s.phase = PLAY_PHASE
     s.claim_closes_at = None
     _set_turn_deadline(s, now)
     winner = next((c for c in _clockwise_from(s.turn, s.players) if c in s.claims), None)
@@ -839,7 +839,7 @@ def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now
 def verify_discard(s: State, seat: int, card: int) -> tuple[int, ...]:
     """Refuse a discard that is not ``seat``'s to make, of a card it lacks, or of the last
     card where the variant forbids that; else the hand it leaves (for the apply step)."""
-    _own_turn(s, seat, "discard", (_PLAY_PHASE, _FIRST_DISCARD_PHASE))
+    _own_turn(s, seat, "discard", (PLAY_PHASE, FIRST_DISCARD_PHASE))
     rest = _hand_less(s.hands[seat], [card])
     problem = last_card_problem(s.rules, len(rest), discarding=True)
     if problem is not None:
@@ -856,7 +856,7 @@ def _apply_discard(
     if not rest:
         _end_round(s, seat, now, events)
         return
-    if s.phase is not _FIRST_DISCARD_PHASE:
+    if s.phase is not FIRST_DISCARD_PHASE:
         s.turn = (seat + 1) % s.players
         s.round_turns += 1
         if s.round_turns >= s.rules.max_turns:
@@ -879,7 +879,7 @@ def _end_round(s: State, out: int, now: float, events: list[Event]) -> None:
     s.passes = ()
     s.claim_closes_at = None
     if s.round >= len(rules.rounds):
-        s.phase = _FINISHED_PHASE
+        s.phase = FINISHED_PHASE
         s.turn_deadline = None
         events.append(GameEnded(None, s.totals, tuple(standings(s))))
         return
@@ -981,7 +981,7 @@ def _answered(state: State, s: State, seat: int) -> None:
     pending claimants are known, those of ``s`` are they less ``seat`` (nothing else that
     decides them changed; memoised on ``s`` for :func:`pending_claimants`)."""
     known: tuple[int, ...] | None = state._legal.get("pending")
-    if known is not None and s.phase is _DRAW_PHASE:
+    if known is not None and s.phase is DRAW_PHASE:
         s._legal["pending"] = tuple([p for p in known if p != seat])
 
 

@@ -29,17 +29,7 @@ from .melds import Meld, lay_off_card, lay_off_fits_for, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
 from .solver import find_contract
-from .state import Phase, State
-
-# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
-    Phase.FIRST_OFFER,
-    Phase.FIRST_DISCARD,
-    Phase.DRAW,
-    Phase.PLAY,
-    Phase.FINISHED,
-)
+from .state import DRAW_PHASE, FINISHED_PHASE, FIRST_DISCARD_PHASE, OFFER_PHASE, PLAY_PHASE, State
 
 
 def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move, ...]:
@@ -52,11 +42,11 @@ def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move
     are listed too. ``now`` matters for the stock draw while claims are open.
     """
     phase = state.phase
-    if phase is _DRAW_PHASE and seat != state.turn:
+    if phase is DRAW_PHASE and seat != state.turn:
         # The claim window (most of the moves of a game): a claim and a pass for the seats
         # the claim rules let answer (pending_claimants, memoised), while it is open.
         return _CLAIM_PASS if seat in pending_claimants(state) and not window_closed(state, now) else ()
-    key = (seat, now if phase is _DRAW_PHASE else None)
+    key = (seat, now if phase is DRAW_PHASE else None)
     cached: tuple[Move, ...] | None = state._legal.get(key)
     if cached is not None:
         return cached
@@ -69,20 +59,20 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
     """The moves that pass the verify functions' checks, generated phase by phase
     (with the predicates those checks are worded from, so nothing is refused twice)."""
     phase = s.phase
-    if phase is _FINISHED_PHASE:
+    if phase is FINISHED_PHASE:
         return []
-    if phase is _OFFER_PHASE or (phase is _DRAW_PHASE and seat != s.turn):
+    if phase is OFFER_PHASE or (phase is DRAW_PHASE and seat != s.turn):
         return [_CLAIM, _PASS] if claim_problem(s, seat, now) is None else []
     if turn_problem(s, seat, _TURN_PHASES) is not None:
         return []
-    if phase is _DRAW_PHASE:
+    if phase is DRAW_PHASE:
         return [_TAKE] if claims_still_open(s, now) else [_TAKE, _DRAW]
     hand = s.hands[seat]
     out: list[Move] = []
     if last_card_problem(s.rules, len(hand) - 1, discarding=True) is None:
         discards = _DISCARDS
         out = [discards[c] for c in sorted(set(hand))]
-    if phase is _FIRST_DISCARD_PHASE:
+    if phase is FIRST_DISCARD_PHASE:
         return out
     if not s.down[seat]:
         out.extend(_legal_go_down(s, seat))
@@ -95,7 +85,7 @@ def _legal_moves(s: State, seat: int, now: float | None) -> list[Move]:
 _CLAIM, _PASS, _TAKE, _DRAW = Claim(), Pass(), TakeDiscard(), DrawStock()
 _CLAIM_PASS: tuple[Move, ...] = (_CLAIM, _PASS)
 _DISCARDS = [Discard(c) for c in range(CARD_SLOTS)]
-_TURN_PHASES = (_DRAW_PHASE, _PLAY_PHASE, _FIRST_DISCARD_PHASE)
+_TURN_PHASES = (DRAW_PHASE, PLAY_PHASE, FIRST_DISCARD_PHASE)
 
 
 def _legal_go_down(s: State, seat: int) -> list[Move]:

@@ -24,17 +24,7 @@ from .legal import legal_moves
 from .policies import POLICIES, Policy, PolicyMaker
 from .rng import KeyedRandom, new_seed
 from .rules import Rules
-from .state import Phase, State
-
-# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
-    Phase.FIRST_OFFER,
-    Phase.FIRST_DISCARD,
-    Phase.DRAW,
-    Phase.PLAY,
-    Phase.FINISHED,
-)
+from .state import FINISHED_PHASE, State
 
 
 def invariant_violations(state: State) -> list[str]:
@@ -43,11 +33,11 @@ def invariant_violations(state: State) -> list[str]:
     problems = []
     placed = [c for h in state.hands for c in h] + list(state.stock) + list(state.discard)
     placed += [c for m in state.melds for c in m.cards]
-    if state.phase is not _FINISHED_PHASE and counts_of(placed) != counts_of(
+    if state.phase is not FINISHED_PHASE and counts_of(placed) != counts_of(
         build_decks(state.rules.decks_for(state.players))
     ):
         problems.append(f"round {state.round}: the cards in play are not exactly the decks")
-    if state.phase is not _FINISHED_PHASE:
+    if state.phase is not FINISHED_PHASE:
         may_act = {seat for seat in range(state.players) if legal_moves(state, seat)}
         expected = {state.actor} | set(pending_claimants(state))
         if may_act != expected:
@@ -164,7 +154,7 @@ def play_game(
     state = new_game(rules, [f"{b}{i}" for i, b in enumerate(bots)], seed)
     actions = 0
     problems: list[str] = []
-    while state.phase is not _FINISHED_PHASE:
+    while state.phase is not FINISHED_PHASE:
         seat = next_seat(state)
         legal = legal_moves(state, seat)
         if not legal:

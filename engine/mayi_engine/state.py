@@ -37,8 +37,9 @@ class Phase(StrEnum):
 
 
 # The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
+# the enum's class machinery, several times slower than a global, and hot paths read them often
+# (the engine's modules import them from here).
+OFFER_PHASE, FIRST_DISCARD_PHASE, DRAW_PHASE, PLAY_PHASE, FINISHED_PHASE = (
     Phase.FIRST_OFFER,
     Phase.FIRST_DISCARD,
     Phase.DRAW,
@@ -157,18 +158,18 @@ class State:
     @property
     def upcard(self) -> int | None:
         """The card on offer, if any."""
-        if self.phase in (_DRAW_PHASE, _OFFER_PHASE) and self.discard:
+        if self.phase in (DRAW_PHASE, OFFER_PHASE) and self.discard:
             return self.discard[-1]
         return None
 
     @property
     def finished(self) -> bool:
-        return self.phase is _FINISHED_PHASE
+        return self.phase is FINISHED_PHASE
 
     @property
     def status(self) -> GameStatus:
         """``playing`` or ``finished`` (a dealt game is never ``waiting``)."""
-        return GameStatus.FINISHED if self.phase is _FINISHED_PHASE else GameStatus.PLAYING
+        return GameStatus.FINISHED if self.phase is FINISHED_PHASE else GameStatus.PLAYING
 
     def __repr__(self) -> str:
         upcard = self.upcard

@@ -22,17 +22,7 @@ from .legal import legal_moves
 from .melds import Meld, meld_json
 from .moves import Claim, Discard, DrawStock, LayOff, Move, Pass, TakeDiscard, move_to_json
 from .rules import Rules
-from .state import GameStatus, Phase, RoundResult, State
-
-# The phases as module constants: reading a member off the enum class (``Phase.DRAW``) takes
-# the enum's class machinery, several times slower than a global, and hot paths read them often.
-_OFFER_PHASE, _FIRST_DISCARD_PHASE, _DRAW_PHASE, _PLAY_PHASE, _FINISHED_PHASE = (
-    Phase.FIRST_OFFER,
-    Phase.FIRST_DISCARD,
-    Phase.DRAW,
-    Phase.PLAY,
-    Phase.FINISHED,
-)
+from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, GameStatus, RoundResult, State
 
 _CODES = [card_code(c) for c in range(CARD_SLOTS)]
 _PLAYING, _FINISHED = GameStatus.PLAYING, GameStatus.FINISHED
@@ -194,10 +184,10 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
     players = len(names)
     turn = s.turn
     actor = s.actor
-    upcard = discard[-1] if discard and (phase is _DRAW_PHASE or phase is _OFFER_PHASE) else None
+    upcard = discard[-1] if discard and (phase is DRAW_PHASE or phase is OFFER_PHASE) else None
     window = None
     if upcard is not None:
-        if phase is _DRAW_PHASE:
+        if phase is DRAW_PHASE:
             window = {
                 "card": codes[upcard],
                 "discarder": s.discarder if s.discarder >= 0 else None,
@@ -217,7 +207,7 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
             }
     view: dict[str, Any] = {
         "variant": rules.name,
-        "status": _FINISHED if phase is _FINISHED_PHASE else _PLAYING,
+        "status": _FINISHED if phase is FINISHED_PHASE else _PLAYING,
         "round": _round_view(rules, s.round, players),
         "phase": phase._value_,  # (the member's plain attribute: `.value` is a property, ten times slower)
         "turn": turn,
@@ -237,11 +227,11 @@ def player_view(state: State, seat: int | None = None, now: float | None = None)
         view["goals_done"] = [[g + 1 for g in done] for done in s.goals_done]
     view["deadline"] = deadline(s)
     view["results"] = _results_view(s.results)
-    if phase is _FINISHED_PHASE:
+    if phase is FINISHED_PHASE:
         view["places"] = standings(s)
     if seat is not None:
         view["seat"] = seat
         view["hand"] = list(map(codes.__getitem__, s.hands[seat]))
-        view["held"] = codes[s.held] if s.held >= 0 and seat == turn and phase is _PLAY_PHASE else None
+        view["held"] = codes[s.held] if s.held >= 0 and seat == turn and phase is PLAY_PHASE else None
         view["legal"] = _legal_view(legal_moves(s, seat, now))
     return view
