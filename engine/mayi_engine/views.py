@@ -54,35 +54,23 @@ def _seats_view(
     key = (names, counts, down, totals, claims_used, absent, claim_limit)
     last, shown = _LAST_SEATS.slot
     if last != key:
-        shown = _build_seats(names, counts, down, totals, claims_used, absent, claim_limit)
+        shown = [
+            {
+                "seat": i,
+                "name": name,
+                "hand_count": count,
+                "down": is_down,
+                "total": total,
+                "claims_used": used,
+                "claims_left": None if claim_limit is None else claim_limit - used,
+                "absent": away,
+            }
+            for i, (name, count, is_down, total, used, away) in enumerate(
+                zip(names, counts, down, totals, claims_used, absent, strict=True)
+            )
+        ]
         _LAST_SEATS.slot = (key, shown)
     return shown
-
-
-def _build_seats(
-    names: tuple[str, ...],
-    counts: tuple[int, ...],
-    down: tuple[bool, ...],
-    totals: tuple[int, ...],
-    claims_used: tuple[int, ...],
-    absent: tuple[bool, ...],
-    claim_limit: int | None,
-) -> list[dict[str, Any]]:
-    return [
-        {
-            "seat": i,
-            "name": name,
-            "hand_count": count,
-            "down": is_down,
-            "total": total,
-            "claims_used": used,
-            "claims_left": None if claim_limit is None else claim_limit - used,
-            "absent": away,
-        }
-        for i, (name, count, is_down, total, used, away) in enumerate(
-            zip(names, counts, down, totals, claims_used, absent, strict=True)
-        )
-    ]
 
 
 #: The ``round`` part of views, by (rules object, round, players); the rules object is kept
