@@ -165,9 +165,10 @@ class _StockBot(Bot):
         return view.legal[0]
 
 
-def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: Any) -> None:
-    """While a person may still call May I, the house bot on turn is not made to take the upcard:
-    it is offered the stock too, and choosing it waits until the person has answered."""
+def _stock_bots_and_a_person(settings: Any) -> tuple[Any, Any, str, str]:
+    """An app with a job queue (no worker: the test plays the jobs) and a 3-seat May I table:
+    house seats 0 and 1 played by :class:`_StockBot`, a person in seat 2. Returns the
+    app's test client, its ``Games``, the game's id and the person's token."""
     from dataclasses import replace
 
     from mayi_service.app import create_app
@@ -182,6 +183,13 @@ def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: A
     person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()["token"]
     for seat in (0, 1):
         games.house._bots[(game_id, seat)] = _StockBot()
+    return client, games, game_id, person
+
+
+def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: Any) -> None:
+    """While a person may still call May I, the house bot on turn is not made to take the upcard:
+    it is offered the stock too, and choosing it waits until the person has answered."""
+    client, games, game_id, person = _stock_bots_and_a_person(settings)
 
     def run_house() -> None:
         while games.house.play(game_id, games.load(game_id).version):
@@ -213,24 +221,12 @@ def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: A
 def test_no_house_job_is_queued_while_only_a_person_can_act(settings: Any) -> None:
     """A commit after which no house seat has a decision queues no house job (it would only
     load the game to find nothing to do); the commit that gives a house seat its turn does."""
-    from dataclasses import replace
-
     from rq.job import Job
 
-    from mayi_service.app import create_app
     from mayi_service.house import job_id
 
-    app = create_app(replace(settings, schedule_clock_jobs=True))  # a queue; no worker: the test plays the jobs
-    client = app.test_client()
-    games = app.extensions["mayi"].games
+    client, games, game_id, person = _stock_bots_and_a_person(settings)
     queue = games.house.queue
-    created = client.post("/v1/games", json={"variant": "may_i", "seats": 3, "options": SLOW}).get_json()
-    game_id = created["game_id"]
-    for seat in (0, 1):
-        assert client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random", "seat": seat}).status_code == 201
-    person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()["token"]
-    for seat in (0, 1):
-        games.house._bots[(game_id, seat)] = _StockBot()
 
     def queued(version: int) -> bool:
         return bool(Job.exists(job_id(game_id, version), connection=queue.connection))
