@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import requests
-from servers import LiveServer, PollingBots
+from servers import LiveServer, PollingBots, terminate
 from serving import READY_SECONDS, free_port
 
 import mayi_bots
@@ -126,12 +126,7 @@ def test_python_m_mayi_bots_strong_plays_a_signed_webhook_delivery(base: str) ->
             time.sleep(0.05)
         assert bot.get_game(game_id).version > raw["version"], "the strong bot played the delivered decision"
     finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
+        terminate(process)
 
 
 def _decision_of(base: str, bot: Client, person: Client, game_id: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from servers import terminate
 from serving import READY_SECONDS, Served, free_port, ready_server
 
 import mayi_bots
@@ -80,12 +81,7 @@ def test_the_strong_bot_plays_a_game_by_webhook_from_its_command_line(served: Se
         assert final.seats[0].name == "hooked" and [r.round for r in final.results] == [8]
     finally:
         stop.set()
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(30)
+        terminate(process)
         for thread in pollers:
             thread.join(30)
     err = errors.read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import threading
 import time
 from typing import Any
@@ -23,6 +24,16 @@ class LiveServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.thread.join(5)
+
+
+def terminate(process: subprocess.Popen[Any], seconds: float = 30) -> None:
+    """Stop a process a test started: SIGTERM, then SIGKILL if it is still there after ``seconds``."""
+    process.terminate()
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(seconds)
 
 
 class Time:
