@@ -54,15 +54,9 @@ SECRET_PREFIX = "whsec_"
 #: Wake entries kept per bot (a waiter only needs the latest number).
 WAKE_KEEP = 100
 
+#: The wake of bots (KEYS: each bot's wake number, then its wake stream): all of a commit's
+#: in one call on a single Redis, one call a bot on a cluster (each bot's keys have their slot).
 _WAKE_SCRIPT = """
-local n = redis.call('INCR', KEYS[1])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
-return n
-"""
-
-#: The wake of several bots in one call (KEYS: each bot's wake number, then its wake
-#: stream), on a single Redis only: on a cluster each bot's keys live in its own slot.
-_WAKE_MANY_SCRIPT = """
 for i = 1, #KEYS, 2 do
   local n = redis.call('INCR', KEYS[i])
   redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
@@ -132,8 +126,7 @@ class Bots:
         self.idle_ttl = idle_ttl
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
-        self._wake = self.r.register_script(_WAKE_SCRIPT)
-        self._wake_many = None if is_cluster(self.r) else self.r.register_script(_WAKE_MANY_SCRIPT)
+        self._wake_script = self.r.register_script(_WAKE_SCRIPT)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
         #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
         self.deliver: Callable[[GameRecord, dict[bytes, bytes], engine.State | None], None] | None = None
@@ -303,7 +296,7 @@ class Bots:
         if ttl:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
-        self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[game_id, WAKE_KEEP])
+        self._wake([bot_id], game_id)
         if self.deliver is not None:  # the seat's commit came before this: it may have started the game
             record = self.repo.load(game_id)
             if record is not None:
@@ -376,24 +369,25 @@ class Bots:
         found = self.r.get(self.wake_seq_key(bot_id))
         return int(found) if found else 0
 
-    def _wake_seq_and_seats(self, bot_id: str) -> tuple[int, dict[str, list[int]]]:
-        """:meth:`wake_seq` and :meth:`seats_of` in one round trip (the wake number read first)."""
-        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
-        pipe.get(self.wake_seq_key(bot_id))
-        pipe.hgetall(self.games_key(bot_id))
-        found, raw = pipe.execute()
-        return int(found) if found else 0, {k.decode(): json.loads(v) for k, v in raw.items()}
+    def _wake(self, bot_ids: list[str], game_id: str) -> None:
+        """Give each of ``bot_ids`` a wake entry for ``game_id`` (their waiting polls look again)."""
+        keys = [key for bot_id in bot_ids for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
+        if not is_cluster(self.r):
+            if keys:
+                self._wake_script(keys=keys, args=[game_id, WAKE_KEEP])
+            return
+        for i in range(0, len(keys), 2):
+            self._wake_script(keys=keys[i : i + 2], args=[game_id, WAKE_KEEP])
 
     def _wake_seq_seats_and_games(
         self, bot_id: str, games: list[str]
     ) -> tuple[int, dict[str, list[int]], dict[str, Any]]:
-        """:meth:`_wake_seq_and_seats`, and the hashes of ``games`` (the games the bot held
-        when last read), in one round trip: a woken poll needs no other. On a single Redis
-        the pipeline's commands run in order, the wake number first; on a cluster they go
-        to several nodes in no set order, so there the games are read after (by :meth:`page`)."""
-        if not games or is_cluster(self.r):
-            seen, held = self._wake_seq_and_seats(bot_id)
-            return seen, held, {}
+        """:meth:`wake_seq`, :meth:`seats_of` and the hashes of ``games`` (the games the bot
+        held when last read), in one round trip: a woken poll needs no other. The pipeline's
+        commands run in order, the wake number first; on a cluster the games' hashes live on
+        other nodes, read in no set order, so there :meth:`page` reads them after."""
+        if is_cluster(self.r):
+            games = []
         pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
         pipe.get(self.wake_seq_key(bot_id))
         pipe.hgetall(self.games_key(bot_id))
@@ -435,13 +429,7 @@ class Bots:
         if not seats:
             return
         raw = self.r.hgetall(self.game_bots_key(record.id))
-        woken = sorted({v.decode() for k, v in raw.items() if int(k) in seats})
-        if len(woken) > 1 and self._wake_many is not None:  # one round trip for them all
-            keys = [key for bot_id in woken for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
-            self._wake_many(keys=keys, args=[record.id, WAKE_KEEP])
-        else:
-            for bot_id in woken:
-                self._wake(keys=[self.wake_seq_key(bot_id), self.wake_key(bot_id)], args=[record.id, WAKE_KEEP])
+        self._wake(sorted({v.decode() for k, v in raw.items() if int(k) in seats}), record.id)
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
             self.deliver(record, raw, state)
 
