@@ -13,9 +13,9 @@ checks them the same way).
 replayed delivery (a ``webhook-id`` it has seen), answers 204 at once, and plays the
 decision through the API in the background; :func:`serve_webhooks` runs it with one call.
 A decision the bot waited on (:data:`~mayi_sdk.bot.WAIT`) or left to the clock is not
-asked again: a later delivery of it (the same ``key``, at a newer version after another
-seat's answer) is let pass; a delivery under a new key (the seat's legal moves changed)
-is asked.
+asked again: another delivery with the same ``key`` (the service sends one a key, but a
+receiver may also see it through a retry) is let pass; a delivery under a new key (the
+seat's legal moves changed) is asked.
 """
 
 from __future__ import annotations
