@@ -37,10 +37,11 @@ seconds after its end; a game in play never (its clock plays it out). Index entr
 of expired games are dropped by :meth:`GameRepository.prune_indexes` (the sweeper).
 
 A request with a token reads the game hash and its token map in one call
-(:data:`LOAD_SCRIPT`). Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
-version read before the engine ran and writes the new state, version, events,
-tokens and idempotency record in one atomic step (optimistic concurrency: a
-caller that lost the race reloads and tries again).
+(:data:`LOAD_SCRIPT`; on a single Redis, a bot token's lookup too). Every change to a game
+goes through :data:`COMMIT_SCRIPT`, which checks the version read before the engine ran and
+writes the new state, version, events, tokens and idempotency record in one atomic step
+(optimistic concurrency: a caller that lost the race reloads and tries again); on a single
+Redis it then wakes the bots the commit gives a decision (:class:`Wake`), in the same call.
 """
 
 from __future__ import annotations
