@@ -52,7 +52,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -352,8 +352,7 @@ class Wake:
     urls: bool = False
 
 
-@dataclass(frozen=True)
-class Committed:
+class Committed(NamedTuple):
     """What a commit made: the new version; the time at which the caller must schedule the
     game's clock job (0: none to schedule), decided atomically with the commit; and, when
     the commit woke bots itself (``change.wake``), each woken bot's ``webhook_url`` (``None``:
