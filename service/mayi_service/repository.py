@@ -355,9 +355,10 @@ class Wake:
 class Committed(NamedTuple):
     """What a commit made: the new version; the time at which the caller must schedule the
     game's clock job (0: none to schedule), decided atomically with the commit; and, when
-    the commit woke bots itself (``change.wake``), each woken bot's ``webhook_url`` (``None``:
-    it has none, or they were not read) by bot id (``woken`` is ``None`` when it woke nobody
-    itself: the caller wakes the bots, if any)."""
+    the change carried a :class:`Wake`, the bots the commit woke, each with its
+    ``webhook_url`` (``None``: it has none, or the URLs were not asked for), by bot id (empty:
+    the wake named no bot). ``woken`` is ``None`` when the change carried no wake: the
+    caller wakes the bots, if any."""
 
     version: int
     clock_at: int = 0
