@@ -254,9 +254,13 @@ def test_a_table_stored_before_its_meta_named_the_bots_still_wakes_and_delivers(
     _play(client, game_id, mover["token"], discard)
     assert bots.wake_seq(waiter["bot_id"]) == seen + 1
     # The webhook bot's next decision is delivered, whichever bot moved.
-    while not [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
+    for _ in range(50):
+        if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
+            break
         decision = _decisions(client, second["token"])[0]
         _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
+    else:
+        raise AssertionError("the webhook bot never had to decide")
     run_jobs(app, until=lambda: len(receiver.requests) > delivered)
     version = bots.repo.load(game_id).version
     assert json.loads(receiver.requests[-1][1])["version"] == version
@@ -356,5 +360,7 @@ def test_on_a_cluster_commits_still_wake_bots_and_deliver_webhooks(cluster_app: 
             break
         decision = _decisions(client, second["token"])[0]
         _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
+    else:
+        raise AssertionError("the webhook bot never had to decide")
     version = bots.repo.load(game_id).version
     run_jobs(cluster_app, until=lambda: any(json.loads(b)["version"] == version for _, b in receiver.requests))
