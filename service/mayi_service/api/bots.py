@@ -11,10 +11,10 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .. import codec, webhooks
 from .. import schemas as s
-from ..bots import Bots, is_bot_token, seat_digest
+from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
 from ..problems import ServiceError
 from .common import StrictBlueprint, bearer_token, document_errors, services
-from .games import WAITS, _client_key, _waiting
+from .games import WAITS, _client_key, _games, _slot_errors
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 
@@ -324,16 +324,28 @@ class Decisions(MethodView):
         others' answers to the upcard), and it is listed again only once its key
         changes.
         """
-        registry = bots()
         token = bearer_token()
-        bot_id = registry.require(token)
         settings = services().settings
         wait = min(query["wait"], settings.max_wait_seconds)
-        skip = frozenset(query["skip"])
-        if wait <= 0:
-            page = registry.page(bot_id, skip=skip)
-        else:
-            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                page = registry.wait_decisions(bot_id, wait, skip)
-        body = codec.dump_bytes({"decisions": page.decisions, "games": page.games, "skipped": page.skipped})
-        return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})
+        slot = _games().wait_slot(
+            f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, settings.max_waiting_per_process
+        )
+        with _slot_errors(WAITS, settings.max_waits_per_client):
+            page = bots().poll(token, wait, frozenset(query["skip"]), slot)
+        if not slot.held:
+            return _decisions_response(page)
+        # A poll that answers at once may still hold the slot its first read took (see
+        # Bots.poll): given back once the answer is sent. The WSGI server closes every
+        # response it started (gunicorn and werkzeug, also when the client hung up).
+        try:
+            response = _decisions_response(page)
+        except BaseException:
+            slot.give()
+            raise
+        response.call_on_close(slot.give)
+        return response
+
+
+def _decisions_response(page: DecisionPage) -> Response:
+    body = codec.dump_bytes({"decisions": page.decisions, "games": page.games, "skipped": page.skipped})
+    return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})
