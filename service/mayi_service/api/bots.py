@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
@@ -307,11 +308,11 @@ class Deliveries(MethodView):
 
 @blp.route("/me/decisions")
 class Decisions(MethodView):
-    @blp.arguments(DecisionsQuerySchema, location="query")
-    @blp.response(200, DecisionListSchema)
+    @blp.documented_arguments(DecisionsQuerySchema, location="query")
+    @blp.documented_response(200, DecisionListSchema)
     @blp.doc(operationId="getDecisions")
     @document_errors(401, 422, 429, 503)
-    def get(self, query: dict[str, Any]) -> Response:
+    def get(self) -> Response:
         """Decisions waiting for the bot, long-polling
 
         Every game and seat of the bot that must act now (its turn, or an answer to
@@ -324,14 +325,15 @@ class Decisions(MethodView):
         others' answers to the upcard), and it is listed again only once its key
         changes.
         """
+        wait, skip = _decisions_query()
         token = bearer_token()
         settings = services().settings
-        wait = min(query["wait"], settings.max_wait_seconds)
+        wait = min(wait, settings.max_wait_seconds)
         slot = _games().wait_slot(
             f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, settings.max_waiting_per_process
         )
         with _slot_errors(WAITS, settings.max_waits_per_client):
-            page = bots().poll(token, wait, frozenset(query["skip"]), slot)
+            page = bots().poll(token, wait, frozenset(skip), slot)
         if not slot.held:
             return _decisions_response(page)
         # A poll that answers at once may still hold the slot its first read took (see
@@ -344,6 +346,29 @@ class Decisions(MethodView):
             raise
         response.call_on_close(slot.give)
         return response
+
+
+#: A ``skip`` value the lean reading of the query takes as it is (a decision key is 16 of these).
+_LEAN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _decisions_query() -> tuple[float, list[str]]:
+    """``wait`` and ``skip`` of a decisions poll, read leanly: a query of the common, valid
+    shape (at most one ``wait``, a plain number up to 60; ``skip`` values made of the
+    characters of a decision key; nothing else) is taken as it is, which is what the schema
+    would load it into; any other query goes through :class:`DecisionsQuerySchema`
+    (webargs), whose errors name the field. (The schema is what the OpenAPI document shows.)"""
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    wait, skip = 0.0, []
+    for name, values in req.args.lists():
+        if name == "wait" and len(values) == 1 and s._DECIMAL.fullmatch(values[0]) and float(values[0]) <= 60:
+            wait = float(values[0])
+        elif name == "skip" and len(values) <= MAX_SKIP and all(_LEAN_KEY.fullmatch(v) for v in values):
+            skip = values
+        else:
+            query = StrictBlueprint.ARGUMENTS_PARSER.parse(DecisionsQuerySchema, req, location="query")
+            return query["wait"], query["skip"]
+    return wait, skip
 
 
 def _decisions_response(page: DecisionPage) -> Response:
