@@ -323,7 +323,9 @@ class Decisions(MethodView):
         clock plays it, unless its `key` is given as `skip`: the bot waits on it
         (say the seat on turn, which wants the stock and must wait for the
         others' answers to the upcard), and it is listed again only once its key
-        changes.
+        changes. Only a poll that waits counts against the cap on waiting
+        long-polls per token (`MAYI_MAX_WAITS_PER_CLIENT`: 429 beyond it), and
+        only while it waits.
         """
         wait, skip = _decisions_query()
         token = bearer_token()
