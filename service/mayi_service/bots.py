@@ -54,6 +54,8 @@ BOT_TOKEN_PREFIX = "mayi_bot_"
 SECRET_PREFIX = "whsec_"
 #: Wake entries kept per bot (a waiter only needs the latest number).
 WAKE_KEEP = 100
+#: Game states a process keeps parsed for the decisions polls (see ``Bots._state``).
+STATES_KEPT = 64
 
 #: The wake of bots (KEYS: each bot's wake number, then its wake stream): all of a commit's
 #: in one call on a single Redis, one call a bot on a cluster (each bot's keys have their slot).
@@ -169,6 +171,8 @@ class Bots:
         self._touched: dict[str, float] = {}
         self._wake_script = self.r.register_script(_WAKE_SCRIPT)
         self._poll_script = self.r.register_script(_POLL_SCRIPT)
+        #: The states :meth:`page` parsed last, by their JSON text, oldest first (see :meth:`_state`).
+        self._states: dict[str, engine.State] = {}
         # The keys the poll script builds, cut where the bot id or game id goes.
         bot_head, seq_tail = self.wake_seq_key("\0").split("\0")
         game_head, game_tail = repo.game_key("\0").split("\0")
@@ -382,7 +386,7 @@ class Bots:
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
-            state = codec.load_state(record.state)
+            state = self._state(record.state)
             for seat in seats:
                 legal = engine.legal_moves(state, seat, now)
                 if not legal:
@@ -397,6 +401,19 @@ class Bots:
                     continue
                 page.decisions.append(decision_entry(self.games.view(record, Viewer(seat), now, state), key))
         return page
+
+    def _state(self, text: str) -> engine.State:
+        """The engine state of ``text``, parsed once for the few latest states the polls of
+        this process read: a commit wakes every bot of its game that may have a decision,
+        and each of their polls reads the same state. (A state is read-only; the ones the
+        engine memoises into it, like its legal moves, are the same for every reader.)"""
+        found = self._states.get(text)
+        if found is None:
+            found = self._states[text] = codec.load_state(text)
+            if len(self._states) > STATES_KEPT:
+                with contextlib.suppress(KeyError, RuntimeError, StopIteration):  # (another thread's)
+                    del self._states[next(iter(self._states))]
+        return found
 
     def decisions(
         self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
