@@ -190,3 +190,27 @@ def _total(client: Any, prefix: str) -> int:
     """Every waiting poll counted under ``prefix`` (the scenario has one bot)."""
     keys = list(client.scan_iter(match=f"{prefix}:*streams:wait:*", count=1000))
     return sum(int(client.get(k) or 0) for k in keys)
+
+
+def test_a_poll_query_out_of_the_common_shape_is_refused_naming_its_field(live_server: LiveServer) -> None:
+    """``wait`` and ``skip`` are read leanly when they have the common shape; anything else
+    goes through the schema, whose 422 names the field (as before the lean reading)."""
+    url = live_server.url
+    token = requests.post(f"{url}/v1/bots", json={"name": "asker"}, timeout=TIMEOUT).json()["token"]
+
+    def refused(query: str, *words: str) -> None:
+        answer = requests.get(f"{url}/v1/bots/me/decisions?{query}", headers=auth(token), timeout=TIMEOUT)
+        assert answer.status_code == 422 and answer.json()["code"] == "validation_error", answer.text
+        assert all(word in answer.json()["detail"] for word in words), answer.json()["detail"]
+
+    refused("wait=61", "wait:")
+    refused("wait=-1", "wait:")
+    refused("wait=1e3", "wait:")
+    refused("wait=soon", "wait:")
+    refused("skip=", "skip[0]:")
+    refused("skip=" + "a" * 65, "skip[0]:")
+    refused("&".join(["skip=k"] * 201), "skip:")
+    refused("wait=1&wiat=2", "wiat:")
+    for query in ("wait=0.25", "wait=1&wait=0", "skip=k%C3%A9y&wait=0"):  # the last two: by the schema
+        answer = requests.get(f"{url}/v1/bots/me/decisions?{query}", headers=auth(token), timeout=TIMEOUT)
+        assert answer.status_code == 200 and answer.json() == {"decisions": [], "games": 0, "skipped": []}, query
