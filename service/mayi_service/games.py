@@ -664,18 +664,73 @@ class Games:
         of ``client``'s ``limit`` (counted in Redis, so across every process;
         :class:`StreamSlotsFull` when it holds ``limit`` already). A client's count expires
         on its own ``seconds`` (and a minute) on, should a process die holding it."""
-        if not self.process_slots.take(process_limit):
-            raise ProcessSlotsFull(process_limit)
+        slot = self.wait_slot(client, limit, seconds, process_limit)
+        slot.take()
         try:
-            slot = self.repo.open_stream(client, limit, seconds)
-            if slot is None:
-                raise StreamSlotsFull(client, limit)
-            try:
-                yield
-            finally:
-                self.repo.close_stream(slot)
+            yield
         finally:
-            self.process_slots.give()
+            slot.give()
+
+    def wait_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> WaitSlot:
+        """The slot :meth:`waiting_slot` holds, to take and give back by hand (not taken yet)."""
+        return WaitSlot(self, client, limit, seconds, process_limit)
+
+
+class WaitSlot:
+    """One waiting slot of a client (counted in Redis under :attr:`key`, across processes,
+    expiring :attr:`ttl` seconds after it was taken should a process die holding it) and
+    one of this process (:class:`ProcessSlots`), taken only while a request waits.
+
+    :meth:`take` takes both (raising :class:`ProcessSlotsFull` or
+    :class:`StreamSlotsFull`) and :meth:`give` gives both back, a round trip each. A caller
+    that counts the client in a script of its own (the decisions poll, in the reads it
+    makes anyway) takes this process's slot with :meth:`take_process`, then says what its
+    script did with :meth:`counted` and :meth:`counted_down`.
+    """
+
+    def __init__(self, games: Games, client: str, limit: int, seconds: float, process_limit: int) -> None:
+        self.games = games
+        self.client = client
+        self.limit = limit
+        self.ttl = int(seconds) + 60
+        self.process_limit = process_limit
+        #: The client's count in Redis.
+        self.key = games.repo.lookup_key("streams", client)
+        self.held = False
+
+    def take(self) -> None:
+        if not self.take_process():
+            raise ProcessSlotsFull(self.process_limit)
+        took = False
+        try:
+            took = self.games.repo.open_stream(self.client, self.limit, self.ttl - 60) is not None
+        finally:
+            self.counted(took)
+        if not took:
+            raise StreamSlotsFull(self.client, self.limit)
+
+    def take_process(self) -> bool:
+        """Take this process's slot alone; ``False`` when it holds its limit already."""
+        return self.games.process_slots.take(self.process_limit)
+
+    def counted(self, took: bool) -> None:
+        """After :meth:`take_process`: the client's count was taken (``took``), or refused
+        (this process's slot is given back)."""
+        if took:
+            self.held = True
+        else:
+            self.games.process_slots.give()
+
+    def counted_down(self) -> None:
+        """The client's count was given back by the caller: give back this process's slot."""
+        if self.held:
+            self.held = False
+            self.games.process_slots.give()
+
+    def give(self) -> None:
+        if self.held:
+            self.counted_down()
+            self.games.repo.close_stream(self.key)
 
 
 class ProcessSlots:

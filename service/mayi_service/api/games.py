@@ -433,9 +433,19 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
+    with (
+        _slot_errors(kind, per_client),
+        _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process),
+    ):
+        yield
+
+
+@contextmanager
+def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
+    """The body's refusals of a waiting slot as the answers that name them: 503 when the
+    process holds its limit, 429 when the client does."""
     try:
-        with _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process):
-            yield
+        yield
     except ProcessSlotsFull as exc:
         raise ServiceError(
             503,
