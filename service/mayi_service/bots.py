@@ -12,7 +12,9 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
 * ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
   ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
-* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats.
+* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats. The
+  table's meta names them too (``bot_ids``), which is what a commit reads: the hash is read only
+  for a table whose meta was stored before bot ids were kept there.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
 :func:`seat_digest` of its id: a token rotation then changes one lookup key and leaves
@@ -45,7 +47,7 @@ from . import codec
 from .decisions import decision_entry, decision_key
 from .games import Games, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
-from .repository import GameRecord, GameRepository
+from .repository import GameRecord, GameRepository, Wake
 from .store import is_cluster
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
@@ -66,6 +68,9 @@ for i = 1, #KEYS, 2 do
 end
 return #KEYS / 2
 """
+
+#: What a commit that wakes no bot wakes (:meth:`Bots.plan_wake`).
+_NOBODY = Wake("")
 
 #: A decisions poll's read on a single Redis, in one round trip (see ``Bots._poll_read``).
 #: KEYS[1]: the token lookup, read unless ARGV[1] names the bot (and its expiry refreshed
@@ -178,8 +183,12 @@ class Bots:
         game_head, game_tail = repo.game_key("\0").split("\0")
         self._poll_key_parts = (bot_head, seq_tail, self.games_key("\0").split("\0")[1], game_head, game_tail)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
-        #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
-        self.deliver: Callable[[GameRecord, dict[bytes, bytes], engine.State | None], None] | None = None
+        #: :meth:`after_commit` calls with the woken seats' bot ids (seat → bot id), the state,
+        #: and the woken bots' ``webhook_url`` if the commit read them (see
+        #: :meth:`mayi_service.webhooks.Webhooks.on_commit`); and the sender.
+        self.deliver: (
+            Callable[[GameRecord, dict[int, str], engine.State | None, dict[str, str | None] | None], None] | None
+        ) = None
         self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
@@ -324,10 +333,24 @@ class Bots:
 
     # -- seats ----------------------------------------------------------------
     def token_digest(self, token: str) -> str:
-        """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash.
-        (The hook :class:`Games` calls to find the caller's seat.)"""
+        """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash."""
         bot_id = self.bot_id_for(token)
         return seat_digest(bot_id) if bot_id else token_hash(token)
+
+    def load_with_seat(self, game_id: str, token: str) -> tuple[GameRecord | None, int | None]:
+        """The game and the seat ``token`` holds there (``None``: none), in one round trip on a
+        single Redis: a bot token's lookup (:meth:`bot_id_for`, with the same expiry refresh) is
+        made by the game's load script. On a cluster the lookup lives in another slot: it is
+        a call of its own, before the load. (The hook :class:`Games` calls to find the caller's seat.)"""
+        if not is_bot_token(token):
+            return self.repo.load_with_seat(game_id, token_hash(token))
+        if not self.repo.single:
+            return self.repo.load_with_seat(game_id, self.token_digest(token))
+        record, tokens, bot_id = self.repo.load_with_lookup(game_id, self.token_key(token_hash(token)), self.idle_ttl)
+        if bot_id is None:
+            return record, None  # no longer a valid token: it holds no seat
+        self.touch(bot_id)
+        return record, self.repo.seat_of(tokens, seat_digest(bot_id))
 
     def took_seat(self, bot_id: str, game_id: str, seat: int) -> None:
         """Remember that ``bot_id`` holds ``seat`` at ``game_id`` (both ways)."""
@@ -341,11 +364,15 @@ class Bots:
         if ttl:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
+        # The seat's commit (which may have started the game) came before the bot's games were
+        # written: wake it again, so that its poll sees this game.
         self._wake([bot_id], game_id)
-        if self.deliver is not None:  # the seat's commit came before this: it may have started the game
+        if self.deliver is not None:
             record = self.repo.load(game_id)
-            if record is not None:
-                self.deliver(record, {str(seat).encode(): bot_id.encode()}, None)
+            if record is not None and not record.meta.knows_bots:
+                # A table whose meta lacks some bot ids (stored before they were kept): the
+                # commit's hook read the seats before this one was written; deliver here.
+                self.deliver(record, {seat: bot_id}, None, None)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -534,19 +561,54 @@ class Bots:
                     slot.give()
             raise
 
-    # -- the commit hook --------------------------------------------------------
-    def after_commit(self, record: GameRecord, state: engine.State | None = None) -> None:
+    # -- the commit hooks --------------------------------------------------------
+    def plan_wake(self, record: GameRecord, state: engine.State | None = None) -> Wake | None:
+        """The wake of the bots of ``record`` that may have a decision now, for the commit that
+        makes ``record`` to do itself (a hook of :meth:`Games._commit`; ``state``: the
+        record's engine state, if the caller has it): on a single Redis, for a table whose
+        meta names its bots, the commit script wakes them once it has written (a failed
+        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliver` while it
+        is there. A game no bot sits at (most) costs nothing: no key joins the commit.
+        ``None`` (a cluster, or a meta from before bot ids were kept): :meth:`after_commit`
+        wakes them after the commit."""
+        meta = record.meta
+        if not meta.bot_seats:
+            return _NOBODY
+        if not self.repo.single or not meta.knows_bots:
+            return None
+        seats = waking_seats(record, state)
+        bots = sorted({bot_id for seat, bot_id in meta.bot_ids if seat in seats})
+        if not bots:
+            return _NOBODY
+        keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
+        urls = self.deliver is not None and record.status == GameStatus.PLAYING
+        return Wake(record.id, tuple(bots), keys, WAKE_KEEP, urls)
+
+    def after_commit(
+        self, record: GameRecord, state: engine.State | None = None, woken: dict[str, str | None] | None = None
+    ) -> None:
         """Wake the bots of ``record`` that may have a decision now (called after every
         commit of a game; ``state``: the record's engine state, if the caller has it): each
-        gets a wake entry, so its waiting long-polls look again. A game no bot sits at
-        (most) costs nothing: its record says so."""
+        gets a wake entry, so its waiting long-polls look again; then hand them to
+        :attr:`deliver`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
+        their ``webhook_url``, so only the deliveries are left to do; ``None``: wake them here,
+        one call per bot on a cluster (their keys live in their own slots)."""
+        if woken is not None:
+            if self.deliver is not None and any(woken.values()):
+                seats = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in woken}
+                self.deliver(record, seats, state, woken)
+            return
         seats = waking_seats(record, state)
         if not seats:
             return
-        raw = self.r.hgetall(self.game_bots_key(record.id))
-        self._wake(sorted({v.decode() for k, v in raw.items() if int(k) in seats}), record.id)
+        if record.meta.knows_bots:
+            by_seat = dict(record.meta.bot_ids)
+        else:  # a meta stored before bot ids were kept
+            by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
+        by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
+        self._wake(sorted(set(by_seat.values())), record.id)
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
-            self.deliver(record, raw, state)
+            self.deliver(record, by_seat, state, None)
 
 
 def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[int]:

@@ -36,6 +36,7 @@ from .repository import (
     StreamSlotsFull,
     TableMeta,
     VersionConflict,
+    Wake,
 )
 
 MAX_ATTEMPTS = 100
@@ -115,11 +116,19 @@ class Games:
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
         # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
-        #: What stands for a bearer token in a game's token map (a bot token: its bot's digest).
-        self.token_digest: Callable[[str], str] = token_hash
-        #: Called after every successful commit of a game (wakes the bots seated there), with the
-        #: engine state of the committed record when the committing step has it (else ``None``).
-        self.after_commit: Callable[[GameRecord, State | None], None] | None = None
+        #: The game and the seat a bearer token holds there (a bot token: its bot's seat).
+        self.load_with_seat: Callable[[str, str], tuple[GameRecord | None, int | None]] = lambda game_id, token: (
+            repo.load_with_seat(game_id, token_hash(token))
+        )
+        #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes and
+        #: that record's engine state if the step has it; ``None``: the commit wakes nobody
+        #: itself, and :attr:`after_commit` wakes whom it must.
+        self.plan_wake: Callable[[GameRecord, State | None], Wake | None] | None = None
+        #: Called after every successful commit of a game (wakes the bots seated there that the
+        #: commit did not wake itself), with the engine state of the committed record when the
+        #: committing step has it (else ``None``), and the bots the commit woke with their
+        #: ``webhook_url`` (:attr:`Committed.woken`; ``None``: it woke nobody itself).
+        self.after_commit: Callable[[GameRecord, State | None, dict[str, str | None] | None], None] | None = None
         #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
         self.bots: Any = None
         #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
@@ -203,7 +212,7 @@ class Games:
             self.repo.index_clock(game_id, math.ceil(record.deadline))
         self.repo.create(record, tokens, events, meta.created_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(record, state)
+            self.after_commit(record, state, None)
         if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
@@ -227,11 +236,18 @@ class Games:
             raise from_engine(exc) from exc
 
     def take_seat(
-        self, game_id: str, name: str, seat: int | None, digest: str | None = None, house_bot: str | None = None
+        self,
+        game_id: str,
+        name: str,
+        seat: int | None,
+        digest: str | None = None,
+        house_bot: str | None = None,
+        bot_id: str | None = None,
     ) -> tuple[GameRecord, int, str]:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
 
         ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then.
+        ``bot_id``: the bot that holds the seat (kept in the table's meta: the commits wake it).
         ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it)."""
 
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
@@ -246,7 +262,7 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot)
+            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot, bot_id=bot_id)
             token = "" if digest or house_bot else new_token()
             holder = digest or (token_hash(token) if token else None)
             change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})
@@ -305,7 +321,10 @@ class Games:
             # A game's first clock (it starts): in the sweeper's index before the commit, so that a
             # process that dies between the commit and queueing the clock job leaves it to the sweeper.
             self.repo.index_clock(before.id, change.clock)
-        _, clock_at = self.repo.commit(before.id, before.version, change, now)
+        if self.plan_wake is not None:  # bot platform hook: the commit wakes the bots it gives a decision
+            change.wake = self.plan_wake(after, state)
+        committed = self.repo.commit(before.id, before.version, change, now)
+        clock_at = committed.clock_at
         if before.status != after.status:
             self.repo.index(after, before.status)
         if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
@@ -315,7 +334,7 @@ class Games:
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(after, state)
+            self.after_commit(after, state, committed.woken)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -344,8 +363,7 @@ class Games:
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
             return self.load(game_id), Viewer(None)
-        digest = self.token_digest(token)  # bot platform hook (a token hash unless a bot's)
-        record, seat = self.repo.load_with_seat(game_id, digest)
+        record, seat = self.load_with_seat(game_id, token)  # bot platform hook (a bot token: its bot's seat)
         if record is None:
             raise GameGone(game_id)
         if seat is None:
@@ -549,7 +567,7 @@ class Games:
             if not events:
                 return None
             change, updated = self._state_change(record, state, events, now)
-            return Update(change, updated, True)
+            return Update(change, updated, True, state=state)
 
         try:
             return bool(self.update(game_id, step))

@@ -252,7 +252,7 @@ class Seats(MethodView):
         bot_seat = seat_for_bot(game_id, bearer_token())
         if bot_seat is not None:
             bot_id, digest, token = bot_seat
-            record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest)
+            record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest, bot_id=bot_id)
             current_app.extensions["mayi_bots"].took_seat(bot_id, game_id, seat)
             return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
         record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
