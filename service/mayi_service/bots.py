@@ -45,7 +45,7 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .decisions import decision_entry, decision_key
-from .games import Games, Viewer, WaitSlot, new_token, token_hash
+from .games import Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository, Wake
 from .store import is_cluster
@@ -515,7 +515,8 @@ class Bots:
         ``slot``: the caller's waiting slot (the client's limit on waiting polls, counted
         in Redis, and the process's), held while the poll waits; its errors
         (:class:`~mayi_service.games.StreamSlotsFull`, ...) are raised only when the poll
-        has to wait, so a poll that can answer at once is never refused. The slot is given
+        has to wait, so a poll that can answer at once is never refused (nor one woken for
+        nothing that waits again: it waits with no slot if none is free then). The slot is given
         back in the read that follows the wait, or, if the poll answers with it still held
         (it found a decision at once), by the caller after the answer is sent
         (``slot.held``): so nothing lies between the page and the answer.
@@ -539,7 +540,7 @@ class Bots:
         if bot_id is None:
             raise _unauthorized()
         deadline = time.monotonic() + wait
-        woken = False
+        woken = waited = False
         try:
             while True:
                 page = self.page(bot_id, held=held, skip=skip, read=read)
@@ -549,7 +550,12 @@ class Bots:
                 if page.changes_at is not None:
                     left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
                 if slot is not None and not slot.held:
-                    slot.take()
+                    if not waited:
+                        slot.take()  # raises when the client (or this process) holds its limit
+                    else:  # woken for nothing: a poll already admitted is never refused midway
+                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull):
+                            slot.take()
+                waited = True
                 woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
                 given = slot is not None and slot.held
                 _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
