@@ -191,35 +191,45 @@ def _rank_totals(counts: list[int]) -> list[int]:
 # --------------------------------------------------------------------------- #
 
 
-def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> tuple[int, list[tuple[int, int]]] | None:
-    """Fewest jokers for ``books`` 3-card books given ``naturals`` per rank.
-
-    Each book needs at least ``amin`` naturals. Returns ``(jokers, books)`` with
-    each book as ``(rank, naturals used)``, or ``None``. A rank holding ``n``
-    naturals and hosting ``k`` books uses ``min(n, 3k)`` naturals and needs
-    ``k * amin <= n``; that gain is concave in ``k``, so taking the ``books``
-    largest marginal gains is optimal (distinct ranks: at most one book a rank).
-    """
-    if books == 0:
-        return 0, []
-    gains: list[tuple[int, int]] = []
+def _book_gains(naturals: list[int], books: int, amin: int, distinct: bool) -> list[int]:
+    """The marginal gains (naturals used) of the books the ranks can host, for
+    :func:`_plan_books`: each packed as ``gain << 4 | rank`` (so that the plain ints sort
+    as ``(gain, rank)`` pairs would, and cheaply). A rank holding ``n`` naturals and
+    hosting ``k`` books uses ``min(n, 3k)`` naturals and needs ``k * amin <= n``; that
+    gain is concave in ``k``, so taking the ``books`` largest marginal gains is optimal
+    (distinct ranks, or one book: at most one book a rank)."""
+    gains: list[int] = []
     one = distinct or books == 1  # at most one book a rank
     for r in _RANKS:
         n = naturals[r]
         if n < amin:
             continue
         if one or (amin and n < 2 * amin):
-            gains.append((n if n < 3 else 3, r))
+            gains.append((n if n < 3 else 3) << 4 | r)
             continue
         for k in range(books if amin == 0 else min(books, n // amin)):
             left = n - 3 * k
-            gains.append((3 if left >= 3 else (left if left > 0 else 0), r))
+            gains.append((3 if left >= 3 else (left if left > 0 else 0)) << 4 | r)
+    return gains
+
+
+def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> tuple[int, list[tuple[int, int]]] | None:
+    """Fewest jokers for ``books`` 3-card books given ``naturals`` per rank.
+
+    Each book needs at least ``amin`` naturals. Returns ``(jokers, books)`` with
+    each book as ``(rank, naturals used)``, or ``None``: the ``books`` largest
+    marginal gains of :func:`_book_gains`.
+    """
+    if books == 0:
+        return 0, []
+    gains = _book_gains(naturals, books, amin, distinct)
     if len(gains) < books:
         return None
     gains.sort(reverse=True)
     chosen = gains[:books]
     per_rank: dict[int, int] = {}
-    for _, r in chosen:
+    for g in chosen:
+        r = g & 15
         per_rank[r] = per_rank.get(r, 0) + 1
     plan: list[tuple[int, int]] = []
     for r, k in per_rank.items():
@@ -235,7 +245,7 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
             sizes[i] += add
             spare -= add
         plan.extend((r, a) for a in sizes)
-    return 3 * books - sum(g for g, _ in chosen), plan
+    return 3 * books - sum(g >> 4 for g in chosen), plan
 
 
 def _book_jokers(naturals: list[int], books: int, amin: int, distinct: bool) -> int | None:
@@ -243,24 +253,13 @@ def _book_jokers(naturals: list[int], books: int, amin: int, distinct: bool) -> 
     gains), without making the plan; ``None`` where it finds none."""
     if books == 0:
         return 0
-    gains: list[int] = []
-    one = distinct or books == 1  # at most one book a rank
-    for r in _RANKS:
-        n = naturals[r]
-        if n < amin:
-            continue
-        if one or (amin and n < 2 * amin):
-            gains.append(n if n < 3 else 3)
-            continue
-        for k in range(books if amin == 0 else min(books, n // amin)):
-            left = n - 3 * k
-            gains.append(3 if left >= 3 else (left if left > 0 else 0))
+    gains = _book_gains(naturals, books, amin, distinct)
     if len(gains) < books:
         return None
     if books == 1:
-        return 3 - max(gains)
+        return 3 - (max(gains) >> 4)
     gains.sort(reverse=True)
-    return 3 * books - sum(gains[:books])
+    return 3 * books - sum(g >> 4 for g in gains[:books])
 
 
 def _suit_masks(hand: Sequence[int]) -> list[int]:

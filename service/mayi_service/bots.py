@@ -12,7 +12,9 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
 * ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
   ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
-* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats.
+* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats. The
+  table's meta names them too (``bot_ids``), which is what a commit reads: the hash is read only
+  for a table whose meta was stored before bot ids were kept there.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
 :func:`seat_digest` of its id: a token rotation then changes one lookup key and leaves
@@ -26,6 +28,7 @@ as well, play any game. The secret is shown to the bot only at registration and 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -42,9 +45,9 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .decisions import decision_entry, decision_key
-from .games import Games, Viewer, new_token, token_hash
+from .games import Games, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
-from .repository import GameRecord, GameRepository
+from .repository import GameRecord, GameRepository, Wake
 from .store import is_cluster
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
@@ -53,6 +56,8 @@ BOT_TOKEN_PREFIX = "mayi_bot_"
 SECRET_PREFIX = "whsec_"
 #: Wake entries kept per bot (a waiter only needs the latest number).
 WAKE_KEEP = 100
+#: Game states a process keeps parsed for the decisions polls (see ``Bots._state``).
+STATES_KEPT = 64
 
 #: The wake of bots (KEYS: each bot's wake number, then its wake stream): all of a commit's
 #: in one call on a single Redis, one call a bot on a cluster (each bot's keys have their slot).
@@ -62,6 +67,49 @@ for i = 1, #KEYS, 2 do
   redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
 end
 return #KEYS / 2
+"""
+
+#: What a commit that wakes no bot wakes (:meth:`Bots.plan_wake`).
+_NOBODY = Wake("")
+
+#: A decisions poll's read on a single Redis, in one round trip (see ``Bots._poll_read``).
+#: KEYS[1]: the token lookup, read unless ARGV[1] names the bot (and its expiry refreshed
+#: to ARGV[2] seconds, 0: not). KEYS[2], with ARGV[3] 'take': a client's count of waiting
+#: polls, counted up unless that makes more than ARGV[4] (and set to expire in ARGV[5]
+#: seconds); with 'give': counted down. ARGV[6..8]: a bot key's head and the tails of its
+#: wake number and games keys; ARGV[9..10]: a game key's head and tail. Returns the bot
+#: id, its wake number, its games hash, each of those games' hashes and 1 if it took a
+#: slot; nil for an unknown token. The game keys are built here from the games hash (a
+#: single Redis lets a script name them; on a cluster they are in other slots).
+_POLL_SCRIPT = """
+local bot = ARGV[1]
+if bot == '' then
+  if ARGV[2] == '0' then
+    bot = redis.call('GET', KEYS[1])
+  else
+    bot = redis.call('GETEX', KEYS[1], 'EX', ARGV[2])
+  end
+  if not bot then return false end
+end
+local took = 0
+if ARGV[3] == 'take' then
+  if redis.call('INCRBY', KEYS[2], 1) > tonumber(ARGV[4]) then
+    redis.call('DECRBY', KEYS[2], 1)
+  else
+    took = 1
+  end
+  redis.call('EXPIRE', KEYS[2], ARGV[5])
+elseif ARGV[3] == 'give' then
+  redis.call('DECRBY', KEYS[2], 1)
+end
+local head = ARGV[6] .. bot
+local seq = redis.call('GET', head .. ARGV[7]) or '0'
+local games = redis.call('HGETALL', head .. ARGV[8])
+local hashes = {}
+for i = 1, #games, 2 do
+  hashes[#hashes + 1] = redis.call('HGETALL', ARGV[9] .. games[i] .. ARGV[10])
+end
+return {bot, seq, games, hashes, took}
 """
 
 
@@ -127,9 +175,20 @@ class Bots:
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
         self._wake_script = self.r.register_script(_WAKE_SCRIPT)
+        self._poll_script = self.r.register_script(_POLL_SCRIPT)
+        #: The states :meth:`page` parsed last, by their JSON text, oldest first (see :meth:`_state`).
+        self._states: dict[str, engine.State] = {}
+        # The keys the poll script builds, cut where the bot id or game id goes.
+        bot_head, seq_tail = self.wake_seq_key("\0").split("\0")
+        game_head, game_tail = repo.game_key("\0").split("\0")
+        self._poll_key_parts = (bot_head, seq_tail, self.games_key("\0").split("\0")[1], game_head, game_tail)
         #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
-        #: :meth:`after_commit` calls with the game's seat → bot id hash, and the sender.
-        self.deliver: Callable[[GameRecord, dict[bytes, bytes], engine.State | None], None] | None = None
+        #: :meth:`after_commit` calls with the woken seats' bot ids (seat → bot id), the state,
+        #: and the woken bots' ``webhook_url`` if the commit read them (see
+        #: :meth:`mayi_service.webhooks.Webhooks.on_commit`); and the sender.
+        self.deliver: (
+            Callable[[GameRecord, dict[int, str], engine.State | None, dict[str, str | None] | None], None] | None
+        ) = None
         self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
@@ -220,12 +279,7 @@ class Bots:
             )
         bot_id = self.bot_id_for(token)
         if bot_id is None:
-            raise ServiceError(
-                401,
-                "unauthorized",
-                "Authorization: this is not a valid bot token (a seat token, or a bot token since rotated)",
-                {"WWW-Authenticate": 'Bearer realm="mayi"'},
-            )
+            raise _unauthorized()
         return bot_id
 
     def load(self, bot_id: str) -> BotRecord:
@@ -279,10 +333,24 @@ class Bots:
 
     # -- seats ----------------------------------------------------------------
     def token_digest(self, token: str) -> str:
-        """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash.
-        (The hook :class:`Games` calls to find the caller's seat.)"""
+        """What stands for ``token`` in a game's token map: a bot's :func:`seat_digest`, else its hash."""
         bot_id = self.bot_id_for(token)
         return seat_digest(bot_id) if bot_id else token_hash(token)
+
+    def load_with_seat(self, game_id: str, token: str) -> tuple[GameRecord | None, int | None]:
+        """The game and the seat ``token`` holds there (``None``: none), in one round trip on a
+        single Redis: a bot token's lookup (:meth:`bot_id_for`, with the same expiry refresh) is
+        made by the game's load script. On a cluster the lookup lives in another slot: it is
+        a call of its own, before the load. (The hook :class:`Games` calls to find the caller's seat.)"""
+        if not is_bot_token(token):
+            return self.repo.load_with_seat(game_id, token_hash(token))
+        if not self.repo.single:
+            return self.repo.load_with_seat(game_id, self.token_digest(token))
+        record, tokens, bot_id = self.repo.load_with_lookup(game_id, self.token_key(token_hash(token)), self.idle_ttl)
+        if bot_id is None:
+            return record, None  # no longer a valid token: it holds no seat
+        self.touch(bot_id)
+        return record, self.repo.seat_of(tokens, seat_digest(bot_id))
 
     def took_seat(self, bot_id: str, game_id: str, seat: int) -> None:
         """Remember that ``bot_id`` holds ``seat`` at ``game_id`` (both ways)."""
@@ -296,11 +364,15 @@ class Bots:
         if ttl:
             pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
+        # The seat's commit (which may have started the game) came before the bot's games were
+        # written: wake it again, so that its poll sees this game.
         self._wake([bot_id], game_id)
-        if self.deliver is not None:  # the seat's commit came before this: it may have started the game
+        if self.deliver is not None:
             record = self.repo.load(game_id)
-            if record is not None:
-                self.deliver(record, {str(seat).encode(): bot_id.encode()}, None)
+            if record is not None and not record.meta.knows_bots:
+                # A table whose meta lacks some bot ids (stored before they were kept): the
+                # commit's hook read the seats before this one was written; deliver here.
+                self.deliver(record, {seat: bot_id}, None, None)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -341,7 +413,7 @@ class Bots:
             record = records.get(game_id)
             if record is None or record.status != GameStatus.PLAYING or record.state is None:
                 continue
-            state = codec.load_state(record.state)
+            state = self._state(record.state)
             for seat in seats:
                 legal = engine.legal_moves(state, seat, now)
                 if not legal:
@@ -356,6 +428,19 @@ class Bots:
                     continue
                 page.decisions.append(decision_entry(self.games.view(record, Viewer(seat), now, state), key))
         return page
+
+    def _state(self, text: str) -> engine.State:
+        """The engine state of ``text``, parsed once for the few latest states the polls of
+        this process read: a commit wakes every bot of its game that may have a decision,
+        and each of their polls reads the same state. (A state is read-only; the ones the
+        engine memoises into it, like its legal moves, are the same for every reader.)"""
+        found = self._states.get(text)
+        if found is None:
+            found = self._states[text] = codec.load_state(text)
+            if len(self._states) > STATES_KEPT:
+                with contextlib.suppress(KeyError, RuntimeError, StopIteration):  # (another thread's)
+                    del self._states[next(iter(self._states))]
+        return found
 
     def decisions(
         self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
@@ -379,59 +464,151 @@ class Bots:
         for i in range(0, len(keys), 2):
             self._wake_script(keys=keys[i : i + 2], args=[game_id, WAKE_KEEP])
 
-    def _wake_seq_seats_and_games(
-        self, bot_id: str, games: list[str]
-    ) -> tuple[int, dict[str, list[int]], dict[str, Any]]:
-        """:meth:`wake_seq`, :meth:`seats_of` and the hashes of ``games`` (the games the bot
-        held when last read), in one round trip: a woken poll needs no other. The pipeline's
-        commands run in order, the wake number first; on a cluster the games' hashes live on
-        other nodes, read in no set order, so there :meth:`page` reads them after."""
-        if is_cluster(self.r):
-            games = []
+    def _poll_read(
+        self, token: str, bot_id: str | None = None, slot: WaitSlot | None = None, op: str = ""
+    ) -> tuple[str | None, int, dict[str, list[int]], dict[str, Any], bool]:
+        """What a decisions poll reads: the bot id (``None``: ``token`` is not a valid bot
+        token), its wake number, :meth:`seats_of`, the hashes of those games, and whether
+        it took ``slot``'s count; with a ``bot_id``, no token lookup. ``op``: ``"take"``
+        ``slot``'s count (up to its limit), or ``"give"`` it back. On a single Redis all of
+        it is one script, one round trip; on a cluster, where these keys live in different
+        slots, separate calls (the count is then never taken here, and the games' hashes
+        are left to :meth:`page`). The wake number is read before the games."""
+        if not is_cluster(self.r):
+            keys = [self.token_key(token_hash(token))]
+            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts]
+            if slot is not None and op:
+                keys.append(slot.key)
+                args[2:5] = [op, slot.limit, slot.ttl]
+            found = self.repo.run(self._poll_script, keys, args)
+            if found is None:
+                return None, 0, {}, {}, False
+            raw_bot, seq, raw_games, hashes, took = found
+            if bot_id is None:
+                bot_id = raw_bot.decode()
+                self.touch(bot_id)
+            held = {raw_games[i].decode(): json.loads(raw_games[i + 1]) for i in range(0, len(raw_games), 2)}
+            read = {game_id: _pairs(h) for game_id, h in zip(held, hashes, strict=True)}
+            return bot_id, int(seq), held, read, bool(took)
+        if slot is not None and op == "give":
+            self.repo.close_stream(slot.key)
+        if bot_id is None:
+            bot_id = self.bot_id_for(token)
+            if bot_id is None:
+                return None, 0, {}, {}, False
         pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
         pipe.get(self.wake_seq_key(bot_id))
         pipe.hgetall(self.games_key(bot_id))
-        for game_id in games:
-            pipe.hgetall(self.repo.game_key(game_id))
-        found, raw, *hashes = pipe.execute()
-        held = {k.decode(): json.loads(v) for k, v in raw.items()}
-        return int(found) if found else 0, held, dict(zip(games, hashes, strict=True))
+        seq, raw = pipe.execute()
+        return bot_id, int(seq or 0), {k.decode(): json.loads(v) for k, v in raw.items()}, {}, False
 
-    def wait_decisions(self, bot_id: str, wait: float, skip: frozenset[str] = frozenset()) -> DecisionPage:
-        """The decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
+    def poll(
+        self, token: str | None, wait: float, skip: frozenset[str] = frozenset(), slot: WaitSlot | None = None
+    ) -> DecisionPage:
+        """The decisions poll of the bot whose token is ``token`` (401 if it is none): the
+        decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
         seconds for one. Also returns early when the bot's last game ends (no games left:
         nothing will come). A skipped decision whose claim window closes on the clock
         meanwhile (which changes its legal moves, and so its key, with no commit) is
-        looked at again when it closes."""
+        looked at again when it closes.
+
+        ``slot``: the caller's waiting slot (the client's limit on waiting polls, counted
+        in Redis, and the process's), held while the poll waits; its errors
+        (:class:`~mayi_service.games.StreamSlotsFull`, ...) are raised only when the poll
+        has to wait, so a poll that can answer at once is never refused. The slot is given
+        back in the read that follows the wait, or, if the poll answers with it still held
+        (it found a decision at once), by the caller after the answer is sent
+        (``slot.held``): so nothing lies between the page and the answer.
+
+        Round trips on a single Redis: one before a poll answers that finds a decision at
+        once (the token lookup, the slot's count, the wake number, the games and their
+        hashes: one script, since almost every poll of a bot waits, the slot is taken
+        there at once rather than in a round trip of its own once the poll knows it must
+        wait), and one after a wake (the same read, which also gives the slot back). A
+        client that hangs up mid-wait holds its slot until the wait ends (a wake, or
+        ``wait``). On a cluster, separate calls (see :meth:`_poll_read`)."""
+        if not is_bot_token(token):
+            self.require(token)  # raises: no token, or not a bot token
+        take = slot is not None and wait > 0 and slot.take_process()
+        took = False
+        try:
+            bot_id, seen, held, read, took = self._poll_read(str(token), slot=slot, op="take" if take else "")
+        finally:
+            if slot is not None and take:
+                slot.counted(took)
+        if bot_id is None:
+            raise _unauthorized()
         deadline = time.monotonic() + wait
         woken = False
-        held: dict[str, list[int]] = {}
-        while True:
-            # The wake number is read first: a commit after it wakes us.
-            seen, held, read = self._wake_seq_seats_and_games(bot_id, list(held))
-            page = self.page(bot_id, held=held, skip=skip, read=read)
-            left = deadline - time.monotonic()
-            if page.decisions or left <= 0 or (woken and page.games == 0):
-                return page
-            if page.changes_at is not None:
-                left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
-            woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
-            if not woken and time.monotonic() >= deadline:
-                return self.page(bot_id, skip=skip)
+        try:
+            while True:
+                page = self.page(bot_id, held=held, skip=skip, read=read)
+                left = deadline - time.monotonic()
+                if page.decisions or left <= 0 or (woken and page.games == 0):
+                    return page
+                if page.changes_at is not None:
+                    left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
+                if slot is not None and not slot.held:
+                    slot.take()
+                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
+                given = slot is not None and slot.held
+                _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
+                if given:
+                    slot.counted_down()
+        except BaseException:
+            if slot is not None:
+                with contextlib.suppress(redis.RedisError):
+                    slot.give()
+            raise
 
-    # -- the commit hook --------------------------------------------------------
-    def after_commit(self, record: GameRecord, state: engine.State | None = None) -> None:
+    # -- the commit hooks --------------------------------------------------------
+    def plan_wake(self, record: GameRecord, state: engine.State | None = None) -> Wake | None:
+        """The wake of the bots of ``record`` that may have a decision now, for the commit that
+        makes ``record`` to do itself (a hook of :meth:`Games._commit`; ``state``: the
+        record's engine state, if the caller has it): on a single Redis, for a table whose
+        meta names its bots, the commit script wakes them once it has written (a failed
+        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliver` while it
+        is there. A game no bot sits at (most) costs nothing: no key joins the commit.
+        ``None`` (a cluster, or a meta from before bot ids were kept): :meth:`after_commit`
+        wakes them after the commit."""
+        meta = record.meta
+        if not meta.bot_seats:
+            return _NOBODY
+        if not self.repo.single or not meta.knows_bots:
+            return None
+        seats = waking_seats(record, state)
+        bots = sorted({bot_id for seat, bot_id in meta.bot_ids if seat in seats})
+        if not bots:
+            return _NOBODY
+        keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
+        urls = self.deliver is not None and record.status == GameStatus.PLAYING
+        return Wake(record.id, tuple(bots), keys, WAKE_KEEP, urls)
+
+    def after_commit(
+        self, record: GameRecord, state: engine.State | None = None, woken: dict[str, str | None] | None = None
+    ) -> None:
         """Wake the bots of ``record`` that may have a decision now (called after every
         commit of a game; ``state``: the record's engine state, if the caller has it): each
-        gets a wake entry, so its waiting long-polls look again. A game no bot sits at
-        (most) costs nothing: its record says so."""
+        gets a wake entry, so its waiting long-polls look again; then hand them to
+        :attr:`deliver`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
+        their ``webhook_url``, so only the deliveries are left to do; ``None``: wake them here,
+        one call per bot on a cluster (their keys live in their own slots)."""
+        if woken is not None:
+            if self.deliver is not None and any(woken.values()):
+                seats = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in woken}
+                self.deliver(record, seats, state, woken)
+            return
         seats = waking_seats(record, state)
         if not seats:
             return
-        raw = self.r.hgetall(self.game_bots_key(record.id))
-        self._wake(sorted({v.decode() for k, v in raw.items() if int(k) in seats}), record.id)
+        if record.meta.knows_bots:
+            by_seat = dict(record.meta.bot_ids)
+        else:  # a meta stored before bot ids were kept
+            by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
+        by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
+        self._wake(sorted(set(by_seat.values())), record.id)
         if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
-            self.deliver(record, raw, state)
+            self.deliver(record, by_seat, state, None)
 
 
 def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[int]:
@@ -450,6 +627,20 @@ def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[i
     if state is None:
         state = codec.load_state(record.state)
     return {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
+
+
+def _unauthorized() -> ServiceError:
+    return ServiceError(
+        401,
+        "unauthorized",
+        "Authorization: this is not a valid bot token (a seat token, or a bot token since rotated)",
+        {"WWW-Authenticate": 'Bearer realm="mayi"'},
+    )
+
+
+def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
+    """A hash as HGETALL's flat reply to a script lists it: field, value, field, value..."""
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

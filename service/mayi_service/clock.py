@@ -171,14 +171,15 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
         repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
     )
     house = games.house = HouseBots(games, queue)
-    games.token_digest = bots.token_digest
+    games.load_with_seat = bots.load_with_seat
+    games.plan_wake = bots.plan_wake
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
 
     bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
     bots.deliver = bots.webhooks.on_commit
 
-    def after_commit(record: GameRecord, state: State | None) -> None:
-        bots.after_commit(record, state)
+    def after_commit(record: GameRecord, state: State | None, woken: dict[str, str | None] | None) -> None:
+        bots.after_commit(record, state, woken)
         house.after_commit(record, state)
 
     games.after_commit = after_commit

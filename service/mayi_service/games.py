@@ -36,6 +36,7 @@ from .repository import (
     StreamSlotsFull,
     TableMeta,
     VersionConflict,
+    Wake,
 )
 
 MAX_ATTEMPTS = 100
@@ -115,11 +116,19 @@ class Games:
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
         # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
-        #: What stands for a bearer token in a game's token map (a bot token: its bot's digest).
-        self.token_digest: Callable[[str], str] = token_hash
-        #: Called after every successful commit of a game (wakes the bots seated there), with the
-        #: engine state of the committed record when the committing step has it (else ``None``).
-        self.after_commit: Callable[[GameRecord, State | None], None] | None = None
+        #: The game and the seat a bearer token holds there (a bot token: its bot's seat).
+        self.load_with_seat: Callable[[str, str], tuple[GameRecord | None, int | None]] = lambda game_id, token: (
+            repo.load_with_seat(game_id, token_hash(token))
+        )
+        #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes and
+        #: that record's engine state if the step has it; ``None``: the commit wakes nobody
+        #: itself, and :attr:`after_commit` wakes whom it must.
+        self.plan_wake: Callable[[GameRecord, State | None], Wake | None] | None = None
+        #: Called after every successful commit of a game (wakes the bots seated there that the
+        #: commit did not wake itself), with the engine state of the committed record when the
+        #: committing step has it (else ``None``), and the bots the commit woke with their
+        #: ``webhook_url`` (:attr:`Committed.woken`; ``None``: it woke nobody itself).
+        self.after_commit: Callable[[GameRecord, State | None, dict[str, str | None] | None], None] | None = None
         #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
         self.bots: Any = None
         #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
@@ -203,7 +212,7 @@ class Games:
             self.repo.index_clock(game_id, math.ceil(record.deadline))
         self.repo.create(record, tokens, events, meta.created_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(record, state)
+            self.after_commit(record, state, None)
         if record.status == GameStatus.PLAYING and self.on_commit is not None:
             _, at = self.repo.claim_clock(game_id, None)
             if at is not None:
@@ -227,11 +236,18 @@ class Games:
             raise from_engine(exc) from exc
 
     def take_seat(
-        self, game_id: str, name: str, seat: int | None, digest: str | None = None, house_bot: str | None = None
+        self,
+        game_id: str,
+        name: str,
+        seat: int | None,
+        digest: str | None = None,
+        house_bot: str | None = None,
+        bot_id: str | None = None,
     ) -> tuple[GameRecord, int, str]:
         """Take an open seat (the lowest, or the one asked for); the game starts when all are taken.
 
         ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then.
+        ``bot_id``: the bot that holds the seat (kept in the table's meta: the commits wake it).
         ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it)."""
 
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
@@ -246,7 +262,7 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot)
+            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot, bot_id=bot_id)
             token = "" if digest or house_bot else new_token()
             holder = digest or (token_hash(token) if token else None)
             change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})
@@ -305,7 +321,10 @@ class Games:
             # A game's first clock (it starts): in the sweeper's index before the commit, so that a
             # process that dies between the commit and queueing the clock job leaves it to the sweeper.
             self.repo.index_clock(before.id, change.clock)
-        _, clock_at = self.repo.commit(before.id, before.version, change, now)
+        if self.plan_wake is not None:  # bot platform hook: the commit wakes the bots it gives a decision
+            change.wake = self.plan_wake(after, state)
+        committed = self.repo.commit(before.id, before.version, change, now)
+        clock_at = committed.clock_at
         if before.status != after.status:
             self.repo.index(after, before.status)
         if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
@@ -315,7 +334,7 @@ class Games:
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
         if self.after_commit is not None:  # bot platform hook
-            self.after_commit(after, state)
+            self.after_commit(after, state, committed.woken)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -344,8 +363,7 @@ class Games:
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
             return self.load(game_id), Viewer(None)
-        digest = self.token_digest(token)  # bot platform hook (a token hash unless a bot's)
-        record, seat = self.repo.load_with_seat(game_id, digest)
+        record, seat = self.load_with_seat(game_id, token)  # bot platform hook (a bot token: its bot's seat)
         if record is None:
             raise GameGone(game_id)
         if seat is None:
@@ -549,7 +567,7 @@ class Games:
             if not events:
                 return None
             change, updated = self._state_change(record, state, events, now)
-            return Update(change, updated, True)
+            return Update(change, updated, True, state=state)
 
         try:
             return bool(self.update(game_id, step))
@@ -646,18 +664,73 @@ class Games:
         of ``client``'s ``limit`` (counted in Redis, so across every process;
         :class:`StreamSlotsFull` when it holds ``limit`` already). A client's count expires
         on its own ``seconds`` (and a minute) on, should a process die holding it."""
-        if not self.process_slots.take(process_limit):
-            raise ProcessSlotsFull(process_limit)
+        slot = self.wait_slot(client, limit, seconds, process_limit)
+        slot.take()
         try:
-            slot = self.repo.open_stream(client, limit, seconds)
-            if slot is None:
-                raise StreamSlotsFull(client, limit)
-            try:
-                yield
-            finally:
-                self.repo.close_stream(slot)
+            yield
         finally:
-            self.process_slots.give()
+            slot.give()
+
+    def wait_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> WaitSlot:
+        """The slot :meth:`waiting_slot` holds, to take and give back by hand (not taken yet)."""
+        return WaitSlot(self, client, limit, seconds, process_limit)
+
+
+class WaitSlot:
+    """One waiting slot of a client (counted in Redis under :attr:`key`, across processes,
+    expiring :attr:`ttl` seconds after it was taken should a process die holding it) and
+    one of this process (:class:`ProcessSlots`), taken only while a request waits.
+
+    :meth:`take` takes both (raising :class:`ProcessSlotsFull` or
+    :class:`StreamSlotsFull`) and :meth:`give` gives both back, a round trip each. A caller
+    that counts the client in a script of its own (the decisions poll, in the reads it
+    makes anyway) takes this process's slot with :meth:`take_process`, then says what its
+    script did with :meth:`counted` and :meth:`counted_down`.
+    """
+
+    def __init__(self, games: Games, client: str, limit: int, seconds: float, process_limit: int) -> None:
+        self.games = games
+        self.client = client
+        self.limit = limit
+        self.ttl = int(seconds) + 60
+        self.process_limit = process_limit
+        #: The client's count in Redis.
+        self.key = games.repo.lookup_key("streams", client)
+        self.held = False
+
+    def take(self) -> None:
+        if not self.take_process():
+            raise ProcessSlotsFull(self.process_limit)
+        took = False
+        try:
+            took = self.games.repo.open_stream(self.client, self.limit, self.ttl - 60) is not None
+        finally:
+            self.counted(took)
+        if not took:
+            raise StreamSlotsFull(self.client, self.limit)
+
+    def take_process(self) -> bool:
+        """Take this process's slot alone; ``False`` when it holds its limit already."""
+        return self.games.process_slots.take(self.process_limit)
+
+    def counted(self, took: bool) -> None:
+        """After :meth:`take_process`: the client's count was taken (``took``), or refused
+        (this process's slot is given back)."""
+        if took:
+            self.held = True
+        else:
+            self.games.process_slots.give()
+
+    def counted_down(self) -> None:
+        """The client's count was given back by the caller: give back this process's slot."""
+        if self.held:
+            self.held = False
+            self.games.process_slots.give()
+
+    def give(self) -> None:
+        if self.held:
+            self.counted_down()
+            self.games.repo.close_stream(self.key)
 
 
 class ProcessSlots:

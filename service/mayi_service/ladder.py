@@ -472,6 +472,7 @@ class Ladder:
             created_at=self.clock(),
             test={"seed": match["seed"], "start_round": self._start_round(variant)},
             bot_seats=tuple(s["seat"] for s in match["seats"] if not s["house"]),
+            bot_ids=tuple((s["seat"], s["bot_id"]) for s in match["seats"] if not s["house"]),
             house_bots=tuple((s["seat"], s["house"]) for s in match["seats"] if s["house"]),
             ladder=match["match_id"],
         )

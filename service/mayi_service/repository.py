@@ -37,10 +37,11 @@ seconds after its end; a game in play never (its clock plays it out). Index entr
 of expired games are dropped by :meth:`GameRepository.prune_indexes` (the sweeper).
 
 A request with a token reads the game hash and its token map in one call
-(:data:`LOAD_SCRIPT`). Every change to a game goes through :data:`COMMIT_SCRIPT`, which checks the
-version read before the engine ran and writes the new state, version, events,
-tokens and idempotency record in one atomic step (optimistic concurrency: a
-caller that lost the race reloads and tries again).
+(:data:`LOAD_SCRIPT`; on a single Redis, a bot token's lookup too). Every change to a game
+goes through :data:`COMMIT_SCRIPT`, which checks the version read before the engine ran and
+writes the new state, version, events, tokens and idempotency record in one atomic step
+(optimistic concurrency: a caller that lost the race reloads and tries again); on a single
+Redis it then wakes the bots the commit gives a decision (:class:`Wake`), in the same call.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 import redis
 
@@ -68,7 +69,8 @@ if v == false then return {-3} end
 if v ~= ARGV[1] then return {-1} end
 local idem_value, idem_ttl = ARGV[2], ARGV[3]
 local clock_want, now, grace, expire = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
-local i = 8
+local wake_game, wake_keep, want_urls = ARGV[8], ARGV[9], ARGV[10]
+local i = 11
 if idem_value ~= '' and redis.call('EXISTS', idem) == 1 then return {-2} end
 local nv = tonumber(v) + 1
 local n = tonumber(ARGV[i]); i = i + 1
@@ -110,7 +112,24 @@ if clock_want ~= '' then
     scheduled = tonumber(clock_want)
   end
 end
-return {nv, scheduled}
+-- The wake of the bots the commit gives a decision (a single Redis; KEYS[6] on: per bot its
+-- wake number, wake stream and account hash): an entry naming the game in each bot's stream,
+-- numbered by its wake number; with ARGV[10], each bot's webhook_url is returned. (pcall: a
+-- wake that fails never fails the commit written above.)
+local urls = {}
+for k = 6, #KEYS, 3 do
+  local n = redis.pcall('INCR', KEYS[k])
+  if type(n) == 'number' then
+    redis.pcall('XADD', KEYS[k + 1], 'MAXLEN', '~', wake_keep, n .. '-0', 'g', wake_game)
+  end
+  local url = false
+  if want_urls ~= '' then
+    url = redis.pcall('HGET', KEYS[k + 2], 'webhook_url')
+    if type(url) ~= 'string' then url = false end
+  end
+  urls[#urls + 1] = url
+end
+return {nv, scheduled, urls}
 """
 
 CLAIM_CLOCK_SCRIPT = """
@@ -132,8 +151,18 @@ return string.format('%d', want)
 """
 
 LOAD_SCRIPT = """
--- A game and its token map, in one call (what a request with a token reads first).
-return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2])}
+-- A game and its token map, in one call (what a request with a token reads first). With a
+-- third key (a single Redis only): also that lookup's value (a bot token's bot id), its
+-- expiry pushed back to ARGV[1] seconds when ARGV[1] is not ''.
+local found = false
+if KEYS[3] then
+  if ARGV[1] ~= '' then
+    found = redis.call('GETEX', KEYS[3], 'EX', ARGV[1])
+  else
+    found = redis.call('GET', KEYS[3])
+  end
+end
+return {redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[2]), found}
 """
 
 #: A clock job more than this many seconds late is taken to be lost.
@@ -196,6 +225,11 @@ class TableMeta:
     test: dict[str, Any] | None = None
     #: The seats a bot holds (stored only when there is one).
     bot_seats: tuple[int, ...] = ()
+    #: The bot in each bot seat, as (seat, bot id) pairs (stored as ``bot_ids``, a seat → id
+    #: object, only when there is one): a commit wakes the bots it gives a decision with no
+    #: read of ``{<id>}:bots``. A meta stored before bot ids were kept lacks some (see
+    #: :attr:`knows_bots`); its ``bot_seats`` are still read.
+    bot_ids: tuple[tuple[int, str], ...] = ()
     #: The house bots seated, as (seat, bot name) pairs (stored only when there is one).
     house_bots: tuple[tuple[int, str], ...] = ()
     #: The ladder match this table is (stored only for one): its job plays the house seats.
@@ -214,6 +248,8 @@ class TableMeta:
             data["test"] = self.test
         if self.bot_seats:
             data["bot_seats"] = list(self.bot_seats)
+        if self.bot_ids:
+            data["bot_ids"] = {str(seat): bot_id for seat, bot_id in self.bot_ids}
         if self.house_bots:
             data["house_bots"] = {str(seat): name for seat, name in self.house_bots}
         if self.ladder:
@@ -232,20 +268,29 @@ class TableMeta:
             created_at=data["created_at"],
             test=data.get("test"),
             bot_seats=tuple(data.get("bot_seats", ())),
+            bot_ids=tuple((int(seat), bot_id) for seat, bot_id in data.get("bot_ids", {}).items()),
             house_bots=tuple((int(seat), name) for seat, name in data.get("house_bots", {}).items()),
             ladder=data.get("ladder"),
         )
 
-    def seated(self, seat: int, name: str, bot: bool = False, house_bot: str | None = None) -> TableMeta:
-        """This table with ``name`` in ``seat`` (``bot``: a bot holds it; ``house_bot``: the
-        house bot of that name, played by the job worker)."""
+    def seated(
+        self, seat: int, name: str, bot: bool = False, house_bot: str | None = None, bot_id: str | None = None
+    ) -> TableMeta:
+        """This table with ``name`` in ``seat`` (``bot``: a bot holds it; ``bot_id``: the bot
+        of that id holds it; ``house_bot``: the house bot of that name, played by the job worker)."""
         names = tuple(name if i == seat else n for i, n in enumerate(self.names))
         return replace(
             self,
             names=names,
-            bot_seats=(*self.bot_seats, seat) if bot else self.bot_seats,
+            bot_seats=(*self.bot_seats, seat) if bot or bot_id else self.bot_seats,
+            bot_ids=(*self.bot_ids, (seat, bot_id)) if bot_id else self.bot_ids,
             house_bots=(*self.house_bots, (seat, house_bot)) if house_bot else self.house_bots,
         )
+
+    @property
+    def knows_bots(self) -> bool:
+        """Does this meta name the bot of each of its bot seats (not one stored before bot ids were kept)?"""
+        return len(self.bot_ids) == len(self.bot_seats)
 
     def house_bot(self, seat: int) -> str | None:
         """The name of the house bot in ``seat``, if one sits there."""
@@ -289,6 +334,37 @@ class GameRecord:
     clock_at: float | None = None
 
 
+@dataclass(frozen=True)
+class Wake:
+    """The bots a commit wakes itself, on a single Redis (:meth:`GameRepository.commit`):
+    once the commit is written, and only then, each bot's wake number is increased and its
+    wake stream gets an entry naming the game, in the commit's own script.
+
+    ``keys``: per bot in ``bots``, its wake number key, wake stream key and account hash
+    key (:class:`mayi_service.bots.Bots` names them). ``keep``: the entries each wake
+    stream keeps. ``urls``: also read each bot's ``webhook_url`` (the commit answers them).
+    """
+
+    game_id: str
+    bots: tuple[str, ...] = ()
+    keys: tuple[str, ...] = ()
+    keep: int = 100
+    urls: bool = False
+
+
+class Committed(NamedTuple):
+    """What a commit made: the new version; the time at which the caller must schedule the
+    game's clock job (0: none to schedule), decided atomically with the commit; and, when
+    the change carried a :class:`Wake`, the bots the commit woke, each with its
+    ``webhook_url`` (``None``: it has none, or the URLs were not asked for), by bot id (empty:
+    the wake named no bot). ``woken`` is ``None`` when the change carried no wake: the
+    caller wakes the bots, if any."""
+
+    version: int
+    clock_at: int = 0
+    woken: dict[str, str | None] | None = None
+
+
 @dataclass
 class Change:
     """What one commit writes."""
@@ -303,6 +379,8 @@ class Change:
     round_ended: bool = False
     #: Retention: expire every key of the game in this many seconds (0: never; None: as it was).
     expire: int | None = None
+    #: The bots the commit wakes itself (a single Redis only; ``None``: none, or the caller does).
+    wake: Wake | None = None
 
 
 class GameRepository:
@@ -320,6 +398,9 @@ class GameRepository:
         #: Shards of each cross-game index (1: the ``{index}`` keys of a single Redis); by
         #: default :data:`INDEX_SHARDS` on a Redis Cluster, else 1.
         self.index_shards = index_shards or (INDEX_SHARDS if is_cluster(client) else 1)
+        #: One Redis, not a cluster: a script may name keys of any hash tag (the commit wakes
+        #: bots and the load looks a bot token up in the same call).
+        self.single = not is_cluster(client)
         self.prefix = prefix
         self.idempotency_ttl = idempotency_ttl
         #: Retention, in seconds (0: kept for ever): a table waiting for players, a finished game.
@@ -411,13 +492,34 @@ class GameRepository:
         Every stored hash of the game (a few) is compared in constant time, so how long
         the check takes says nothing about the token.
         """
-        game, tokens = self.run(self._load, [self.game_key(game_id), self.tokens_key(game_id)], ())
-        wanted = token_hash.encode()
+        game, tokens, _ = self.run(self._load, [self.game_key(game_id), self.tokens_key(game_id)], ())
+        return self._record(game_id, dict(zip(game[::2], game[1::2], strict=True))), self.seat_of(tokens, token_hash)
+
+    def load_with_lookup(
+        self, game_id: str, lookup: str, ttl: int = 0
+    ) -> tuple[GameRecord | None, list[bytes], str | None]:
+        """The game, its token map (digest, seat, digest, seat...: see :meth:`seat_of`) and the
+        value of the key ``lookup`` (a bot token's bot id), in one round trip; with ``ttl``,
+        the lookup's expiry is pushed back to ``ttl`` seconds (``GETEX``). A single Redis only
+        (:attr:`single`): on a cluster the lookup key lives in another slot."""
+        game, tokens, found = self.run(
+            self._load, [self.game_key(game_id), self.tokens_key(game_id), lookup], (str(ttl) if ttl else "",)
+        )
+        record = self._record(game_id, dict(zip(game[::2], game[1::2], strict=True)))
+        return record, tokens, None if found is None else found.decode()
+
+    @staticmethod
+    def seat_of(tokens: list[bytes], digest: str) -> int | None:
+        """The seat whose token digest is ``digest`` in a token map read flat (digest, seat...).
+
+        Every stored digest of the game (a few) is compared in constant time, so how long
+        the check takes says nothing about the token."""
+        wanted = digest.encode()
         seat = None
         for i in range(0, len(tokens), 2):
             if hmac.compare_digest(tokens[i], wanted):
                 seat = int(tokens[i + 1])
-        return self._record(game_id, dict(zip(game[::2], game[1::2], strict=True))), seat
+        return seat
 
     @staticmethod
     def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
@@ -436,15 +538,20 @@ class GameRepository:
             clock_at=float(clock_at) if clock_at else None,
         )
 
-    def commit(self, game_id: str, expected_version: int, change: Change, now: float = 0.0) -> tuple[int, int]:
-        """Apply ``change`` if the game is still at ``expected_version``.
+    def commit(self, game_id: str, expected_version: int, change: Change, now: float = 0.0) -> Committed:
+        """Apply ``change`` if the game is still at ``expected_version``, in one script.
 
-        Returns the new version and the time at which the caller must schedule the game's
-        clock job (0: none to schedule), decided atomically with the commit from
-        ``change.clock``. Raises :class:`VersionConflict` (the game moved on),
-        :class:`IdempotencyRecorded` (the idempotency record exists already) or
-        :class:`GameGone`; nothing is written then.
+        Returns what it made (:class:`Committed`): the new version, the time at which the
+        caller must schedule the game's clock job, decided atomically with the commit from
+        ``change.clock``, and the bots it woke (``change.wake``, a single Redis only: their
+        keys join the script's only when there are bots to wake). Raises
+        :class:`VersionConflict` (the game moved on), :class:`IdempotencyRecorded` (the
+        idempotency record exists already) or :class:`GameGone`; nothing is written then,
+        and no bot is woken.
         """
+        wake = change.wake if change.wake is not None and change.wake.bots else None
+        if wake is not None and not self.single:
+            raise ValueError("a commit wakes bots itself only on a single Redis: wake them after it")
         args: list[Any] = [str(expected_version)]
         if change.idempotency is not None:
             args += [change.idempotency[1], str(self.idempotency_ttl)]
@@ -452,6 +559,10 @@ class GameRepository:
             args += ["", "0"]
         args += ["" if change.clock is None else str(change.clock), repr(now), repr(CLOCK_GRACE_SECONDS)]
         args.append("" if change.expire is None else str(change.expire))
+        if wake is None:
+            args += ["", "0", ""]
+        else:
+            args += [wake.game_id, str(wake.keep), "1" if wake.urls else ""]
         args.append(len(change.fields))
         for k, v in change.fields.items():
             args += [k, v]
@@ -464,6 +575,8 @@ class GameRepository:
         idem = self.idem_key(game_id, change.idempotency[0]) if change.idempotency else self.game_key(game_id)
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         keys.append(self.archive_key(game_id))
+        if wake is not None:
+            keys += wake.keys
         result = self.run(self._commit, keys, args)
         version = int(result[0])
         if version == -1:
@@ -472,7 +585,11 @@ class GameRepository:
             raise IdempotencyRecorded(game_id, expected_version)
         if version == -3:
             raise GameGone(game_id)
-        return version, int(result[1]) if len(result) > 1 else 0
+        woken = None
+        if change.wake is not None:
+            urls = [None if url is None else url.decode() for url in result[2]] if wake is not None else []
+            woken = dict(zip(change.wake.bots, urls, strict=True))
+        return Committed(version, int(result[1]), woken)
 
     def claim_clock(self, game_id: str, job_at: int | None, at_least: int = 0) -> tuple[bool, int | None]:
         """After the clock job due at ``job_at`` ran (``None``: the sweeper taking over),

@@ -2,8 +2,10 @@
 by an RQ job, signed by the Standard Webhooks specification.
 
 * **When.** After every commit of a game with bot seats, :meth:`Webhooks.on_commit` (called
-  by :meth:`mayi_service.bots.Bots.after_commit`) enqueues one job per seat of a webhook bot
-  that must act. One decision is one ``(game, seat, key)``, the key of
+  by :meth:`mayi_service.bots.Bots.after_commit` with the bots the commit woke) enqueues one
+  job per seat of a webhook bot that must act. On a single Redis the commit script that wakes
+  the bots also reads their ``webhook_url``: a commit that wakes no webhook bot costs nothing
+  more. One decision is one ``(game, seat, key)``, the key of
   :func:`mayi_service.decisions.decision_key`: it stays the same while the seat's choices
   do, so another seat's answer to the same upcard (a new version) sends nothing new. A
   Redis ``SET NX`` key makes sure a decision is enqueued once, whatever calls the hook again.
@@ -326,18 +328,34 @@ class Webhooks:
         return f"{self.repo.prefix}:{{bot:{bot_id}}}:delivery:{game_id}:{seat}:{key}"
 
     # -- after a commit (the API's request path: keep it cheap) -----------------
-    def on_commit(self, record: GameRecord, seats: dict[bytes, bytes], state: engine.State | None = None) -> None:
+    def on_commit(
+        self,
+        record: GameRecord,
+        seats: dict[int, str],
+        state: engine.State | None = None,
+        urls: dict[str, str | None] | None = None,
+    ) -> None:
         """Enqueue a delivery for each seat of a webhook bot that must act at ``record``
-        (``seats``: the game's seat → bot id hash; ``state``: the record's engine state, if
-        the caller has it), unless that decision was enqueued already."""
+        (``seats``: the woken seats' bot ids, seat → bot id; ``state``: the record's engine
+        state, if the caller has it), unless that decision was enqueued already.
+
+        ``urls``: the bots' ``webhook_url`` as the commit itself read them (on a single Redis
+        the commit script that wakes the bots reads them in the same call: see
+        :meth:`mayi_service.bots.Bots.plan_wake`), so that a commit after which no woken bot
+        has a webhook costs no read here; ``None`` (a cluster, where each bot's hash lives in
+        its own slot): read here, one pipeline. The URL is read at each commit, never kept
+        (no flag in the table that ``PATCH /v1/bots/me`` could leave stale): a URL set
+        mid-game counts from the next commit on, and one cleared stops the deliveries."""
         if self.queue is None or record.status != GameStatus.PLAYING or record.state is None:
             return
-        by_seat = {int(seat): bot.decode() for seat, bot in seats.items()}
-        bots = sorted(set(by_seat.values()))
-        pipe = self.r.pipeline(transaction=False)
-        for bot_id in bots:
-            pipe.hget(self.bots.bot_key(bot_id), "webhook_url")
-        hooked = {bot_id for bot_id, url in zip(bots, pipe.execute(), strict=True) if url}
+        by_seat = dict(seats)
+        if urls is None:
+            bots = sorted(set(by_seat.values()))
+            pipe = self.r.pipeline(transaction=False)
+            for bot_id in bots:
+                pipe.hget(self.bots.bot_key(bot_id), "webhook_url")
+            urls = dict(zip(bots, pipe.execute(), strict=True))
+        hooked = {bot_id for bot_id, url in urls.items() if url}
         if not hooked:
             return
         if state is None:

@@ -123,11 +123,12 @@ def count_commits(app: Any) -> Counter[str]:
     outcomes: Counter[str] = Counter()
     lock = threading.Lock()
 
-    def commit(game_id: str, expected_version: int, change: Any, now: float = 0.0) -> tuple[int, int]:
-        result, clock_at = original(game_id, expected_version, change, now)
+    def commit(game_id: str, expected_version: int, change: Any, now: float = 0.0) -> Any:
+        committed = original(game_id, expected_version, change, now)
+        result = committed.version
         with lock:
             outcomes["ok" if result > 0 else {-1: "version_conflict", -2: "idempotent", -3: "gone"}[result]] += 1
-        return result, clock_at
+        return committed
 
     repo.commit = commit
     return outcomes

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Response, current_app
+from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
 from .. import codec, webhooks
 from .. import schemas as s
-from ..bots import Bots, is_bot_token, seat_digest
+from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
 from ..problems import ServiceError
 from .common import StrictBlueprint, bearer_token, document_errors, services
-from .games import WAITS, _client_key, _waiting
+from .games import WAITS, _client_key, _games, _slot_errors
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 
@@ -307,11 +308,11 @@ class Deliveries(MethodView):
 
 @blp.route("/me/decisions")
 class Decisions(MethodView):
-    @blp.arguments(DecisionsQuerySchema, location="query")
-    @blp.response(200, DecisionListSchema)
+    @blp.documented_arguments(DecisionsQuerySchema, location="query")
+    @blp.documented_response(200, DecisionListSchema)
     @blp.doc(operationId="getDecisions")
     @document_errors(401, 422, 429, 503)
-    def get(self, query: dict[str, Any]) -> Response:
+    def get(self) -> Response:
         """Decisions waiting for the bot, long-polling
 
         Every game and seat of the bot that must act now (its turn, or an answer to
@@ -322,18 +323,56 @@ class Decisions(MethodView):
         clock plays it, unless its `key` is given as `skip`: the bot waits on it
         (say the seat on turn, which wants the stock and must wait for the
         others' answers to the upcard), and it is listed again only once its key
-        changes.
+        changes. Only a poll that waits counts against the cap on waiting
+        long-polls per token (`MAYI_MAX_WAITS_PER_CLIENT`: 429 beyond it), and
+        only while it waits.
         """
-        registry = bots()
+        wait, skip = _decisions_query()
         token = bearer_token()
-        bot_id = registry.require(token)
         settings = services().settings
-        wait = min(query["wait"], settings.max_wait_seconds)
-        skip = frozenset(query["skip"])
-        if wait <= 0:
-            page = registry.page(bot_id, skip=skip)
+        wait = min(wait, settings.max_wait_seconds)
+        slot = _games().wait_slot(
+            f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, settings.max_waiting_per_process
+        )
+        with _slot_errors(WAITS, settings.max_waits_per_client):
+            page = bots().poll(token, wait, frozenset(skip), slot)
+        if not slot.held:
+            return _decisions_response(page)
+        # A poll that answers at once may still hold the slot its first read took (see
+        # Bots.poll): given back once the answer is sent. The WSGI server closes every
+        # response it started (gunicorn and werkzeug, also when the client hung up).
+        try:
+            response = _decisions_response(page)
+        except BaseException:
+            slot.give()
+            raise
+        response.call_on_close(slot.give)
+        return response
+
+
+#: A ``skip`` value the lean reading of the query takes as it is (a decision key is 16 of these).
+_LEAN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def _decisions_query() -> tuple[float, list[str]]:
+    """``wait`` and ``skip`` of a decisions poll, read leanly: a query of the common, valid
+    shape (at most one ``wait``, a plain number up to 60; ``skip`` values made of the
+    characters of a decision key; nothing else) is taken as it is, which is what the schema
+    would load it into; any other query goes through :class:`DecisionsQuerySchema`
+    (webargs), whose errors name the field. (The schema is what the OpenAPI document shows.)"""
+    req = request._get_current_object()  # type: ignore[attr-defined]
+    wait, skip = 0.0, []
+    for name, values in req.args.lists():
+        if name == "wait" and len(values) == 1 and s._DECIMAL.fullmatch(values[0]) and float(values[0]) <= 60:
+            wait = float(values[0])
+        elif name == "skip" and len(values) <= MAX_SKIP and all(_LEAN_KEY.fullmatch(v) for v in values):
+            skip = values
         else:
-            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                page = registry.wait_decisions(bot_id, wait, skip)
-        body = codec.dump_bytes({"decisions": page.decisions, "games": page.games, "skipped": page.skipped})
-        return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})
+            query = StrictBlueprint.ARGUMENTS_PARSER.parse(DecisionsQuerySchema, req, location="query")
+            return query["wait"], query["skip"]
+    return wait, skip
+
+
+def _decisions_response(page: DecisionPage) -> Response:
+    body = codec.dump_bytes({"decisions": page.decisions, "games": page.games, "skipped": page.skipped})
+    return current_app.response_class(body, mimetype="application/json", headers={"Cache-Control": "no-store"})

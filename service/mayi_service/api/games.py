@@ -252,7 +252,7 @@ class Seats(MethodView):
         bot_seat = seat_for_bot(game_id, bearer_token())
         if bot_seat is not None:
             bot_id, digest, token = bot_seat
-            record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest)
+            record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest, bot_id=bot_id)
             current_app.extensions["mayi_bots"].took_seat(bot_id, game_id, seat)
             return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
         record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
@@ -433,9 +433,19 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
     """Hold one waiting slot of this process and one of ``client`` (a token, or an
     address) while the body runs: 503 when the process is full, 429 when the client is."""
     settings = services().settings
+    with (
+        _slot_errors(kind, per_client),
+        _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process),
+    ):
+        yield
+
+
+@contextmanager
+def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
+    """The body's refusals of a waiting slot as the answers that name them: 503 when the
+    process holds its limit, 429 when the client does."""
     try:
-        with _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process):
-            yield
+        yield
     except ProcessSlotsFull as exc:
         raise ServiceError(
             503,

@@ -1,0 +1,366 @@
+"""A move's Redis round trips, and the wake of bots by the commit itself.
+
+On a single Redis a bot's move costs two calls: the load script (the game, its token map
+and the bot token's lookup) and the commit script, which also wakes the bots the commit
+gives a decision and reads their ``webhook_url``s; nothing is sent after the commit. A
+commit refused by its version check wakes nobody. Tables stored before their meta named
+the bots still wake them (through ``{<id>}:bots``). On a Redis Cluster the wakes and the
+webhook look-ups are calls of their own, after the commit, and still happen. Every Redis
+here is real (the suite's, a ``MONITOR`` on it, and a 3-primary cluster on loopback).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from clusters import redis_cluster
+from http_moves import auth, move_request
+from serving import redis_process, wait_until
+from test_webhooks import Receiver, receiver, register, run_jobs, settings, worker_env
+
+from mayi_service.app import create_app
+from mayi_service.config import Settings
+from mayi_service.games import token_hash
+from mayi_service.repository import Change, TableMeta, VersionConflict, Wake
+
+__all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
+
+#: Cap of every wait (a loaded CI machine); nothing asserts on time.
+CAP = 120.0
+
+
+class Monitor:
+    """The commands a real Redis runs while a block runs (``MONITOR``, read by a thread),
+    between two ``ECHO`` markers sent from another connection."""
+
+    def __init__(self, client: redis.Redis) -> None:
+        self.client = client
+        self.seen: list[dict[str, Any]] = []
+        self.mark = uuid.uuid4().hex
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+
+    def _read(self) -> None:
+        with self.client.monitor() as monitor:
+            self.client.echo(f"start-{self.mark}")
+            while True:
+                found = monitor.next_command()
+                with self.lock:
+                    self.seen.append(found)
+                if found["command"] == f"ECHO end-{self.mark}":
+                    return
+
+    def __enter__(self) -> Monitor:
+        self.thread.start()
+        assert wait_until(lambda: self.saw(f"ECHO start-{self.mark}"), CAP), "MONITOR did not start"
+        return self
+
+    def saw(self, text: str) -> bool:
+        with self.lock:
+            return any(text in c["command"] for c in self.seen)
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.echo(f"end-{self.mark}")
+        self.thread.join(CAP)
+        assert not self.thread.is_alive(), "MONITOR did not see its end marker"
+
+    def commands(self, prefix: str) -> list[dict[str, Any]]:
+        """The commands between the markers that name a key under ``prefix``."""
+        with self.lock:
+            return [c for c in self.seen if f"{prefix}:" in c["command"]]
+
+
+def _bots(app: Any) -> Any:
+    return app.extensions["mayi_bots"]
+
+
+def _decisions(client: Any, token: str) -> list[dict[str, Any]]:
+    found = client.get("/v1/bots/me/decisions", headers=auth(token))
+    assert found.status_code == 200, found.get_json()
+    return list(found.get_json()["decisions"])
+
+
+def _choose(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """A discard if listed, else the stock draw, else a pass, else the first move listed."""
+    for wanted in ({"type": "discard"}, {"type": "draw", "source": "stock"}, {"type": "claim", "claim": False}):
+        found = [m for m in legal if all(m.get(k) == v for k, v in wanted.items())]
+        if found:
+            return found[0]
+    return legal[0]
+
+
+def _play(client: Any, game_id: str, token: str, move: dict[str, Any]) -> dict[str, Any]:
+    path, body = move_request(move)
+    moved = client.post(f"/v1/games/{game_id}/{path}", json=body, headers=auth(token))
+    assert moved.status_code == 200, moved.get_json()
+    return dict(moved.get_json())
+
+
+def _two_bot_game(client: Any, first: dict[str, Any], second: dict[str, Any]) -> str:
+    body = {
+        "variant": "may_i",
+        "seats": 2,
+        "options": {"claim_seconds": 600, "turn_seconds": 600},
+        "test": {"seed": "ab" * 16},
+    }
+    created = client.post("/v1/games", json=body)
+    assert created.status_code == 201, created.get_json()
+    game_id = str(created.get_json()["game_id"])
+    for seat, bot in enumerate((first, second)):
+        taken = client.post(f"/v1/games/{game_id}/seats", json={"name": bot["name"]}, headers=auth(bot["token"]))
+        assert taken.status_code == 201 and taken.get_json()["seat"] == seat, taken.get_json()
+    return game_id
+
+
+def _until_a_discard(client: Any, game_id: str, bots: tuple[dict[str, Any], ...]) -> tuple[dict, dict, dict]:
+    """Play until one bot's decision lists a discard: (that bot, the other, the discard)."""
+    for _ in range(50):
+        for bot in bots:
+            for decision in _decisions(client, bot["token"]):
+                if decision["game_id"] != game_id:
+                    continue
+                move = _choose(decision["view"]["legal"])
+                if move["type"] == "discard":
+                    other = next(b for b in bots if b is not bot)
+                    return bot, other, move
+                _play(client, game_id, bot["token"], move)
+    raise AssertionError("no discard came")
+
+
+# -- a single Redis ----------------------------------------------------------------------------
+
+
+def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
+    app: Any, client: Any, settings: Settings, redis_url: str
+) -> None:
+    """The discard that gives the other bot its draw: the load script (with the bot token's
+    look-up), then the commit script, which wakes the other bot's waiting poll; nothing after."""
+    bots = _bots(app)
+    first, second = register(client, None, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+    mover, waiter, discard = _until_a_discard(client, game_id, (first, second))
+    assert not [d for d in _decisions(client, waiter["token"]) if d["game_id"] == game_id]
+
+    wake_key = bots.wake_key(waiter["bot_id"])
+    seen = bots.wake_seq(waiter["bot_id"])
+    woken: list[bool] = []
+    waiting = threading.Thread(target=lambda: woken.append(bots.repo.hub.wait(wake_key, seen, CAP)), daemon=True)
+    monitored = redis.Redis.from_url(redis_url)
+    try:
+        with Monitor(monitored) as monitor:
+            waiting.start()
+            assert wait_until(lambda: monitor.saw(wake_key), CAP), "the poll did not start waiting"
+            _play(client, game_id, mover["token"], discard)
+            waiting.join(CAP)
+    finally:
+        monitored.close()
+    assert woken == [True], "the waiting poll was not woken"
+    assert [d["seat"] for d in _decisions(client, waiter["token"]) if d["game_id"] == game_id]
+
+    found = [c for c in monitor.commands(settings.key_prefix) if not c["command"].startswith("XREAD")]
+    sent = [c for c in found if c["client_type"] != "lua"]
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA", "EVALSHA"], [c["command"][:120] for c in sent]
+    load, commit = sent
+    assert ":bot-token:" in load["command"] and ":tokens" in load["command"]
+    assert f"{{{game_id}}}:events" in commit["command"]
+    # The wake (and the webhook URL's read) ran inside the commit's script, after its writes.
+    inside = [c["command"].split()[:2] for c in found[found.index(commit) + 1 :]]
+    assert ["INCR", f"{bots.wake_seq_key(waiter['bot_id'])}"] in inside, inside
+    assert ["XADD", wake_key] in inside
+    assert ["HGET", bots.bot_key(waiter["bot_id"])] in inside
+    assert all(c["client_type"] == "lua" for c in found[found.index(commit) + 1 :])
+    entry = bots.r.xrevrange(wake_key, count=1)[0]
+    assert entry[1] == {b"g": game_id.encode()} and int(entry[0].split(b"-")[0]) == seen + 1
+
+
+def test_a_move_in_a_game_without_bots_sends_nothing_more(
+    app: Any, client: Any, settings: Settings, redis_url: str
+) -> None:
+    """People's moves: the load and the commit, with no key of any bot."""
+    body = {
+        "variant": "may_i",
+        "seats": 2,
+        "options": {"claim_seconds": 600, "turn_seconds": 600},
+        "players": [{"name": "A"}, {"name": "B"}],
+    }
+    created = client.post("/v1/games", json=body).get_json()
+    game_id, tokens = created["game_id"], [s["token"] for s in created["seats"]]
+    actor = client.get(f"/v1/games/{game_id}").get_json()["actor"]
+    view = client.get(f"/v1/games/{game_id}", headers=auth(tokens[actor])).get_json()
+    monitored = redis.Redis.from_url(redis_url)
+    try:
+        with Monitor(monitored) as monitor:
+            _play(client, game_id, tokens[actor], _choose(view["legal"]))
+    finally:
+        monitored.close()
+    sent = [c for c in monitor.commands(settings.key_prefix) if c["client_type"] != "lua"]
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA", "EVALSHA"], [c["command"][:120] for c in sent]
+    assert not [c for c in monitor.commands(settings.key_prefix) if "{bot:" in c["command"]]
+
+
+def test_a_commit_that_fails_its_version_check_wakes_nobody(app: Any, client: Any) -> None:
+    bots = _bots(app)
+    first, second = register(client, None, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+    record = bots.repo.load(game_id)
+    ids = (first["bot_id"], second["bot_id"])
+    keys = tuple(k for b in ids for k in (bots.wake_seq_key(b), bots.wake_key(b), bots.bot_key(b)))
+    before = [bots.wake_seq(b) for b in ids]
+    with pytest.raises(VersionConflict):
+        bots.repo.commit(
+            game_id, record.version - 1, Change(fields={"x": "1"}, wake=Wake(game_id, ids, keys, urls=True))
+        )
+    assert [bots.wake_seq(b) for b in ids] == before
+    assert bots.r.hget(bots.repo.game_key(game_id), "x") is None
+    # The same commit at the right version wakes both, and answers their webhook URLs.
+    bots.set_webhook(first["bot_id"], "https://bot.example/hook")
+    done = bots.repo.commit(
+        game_id, record.version, Change(fields={"x": "1"}, wake=Wake(game_id, ids, keys, urls=True))
+    )
+    assert done.version == record.version + 1
+    assert done.woken == {first["bot_id"]: "https://bot.example/hook", second["bot_id"]: None}
+    assert [bots.wake_seq(b) for b in ids] == [n + 1 for n in before]
+
+
+def test_a_table_stored_before_its_meta_named_the_bots_still_wakes_and_delivers(
+    app: Any, client: Any, receiver: Receiver, worker_env: None
+) -> None:
+    """A meta with ``bot_seats`` only (the stored form before bot ids were kept) loads, and
+    its commits wake the bots and deliver their webhooks through ``{<id>}:bots``."""
+    bots = _bots(app)
+    first, second = register(client, receiver.url, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+    key = bots.repo.game_key(game_id)
+    stored = json.loads(bots.r.hget(key, "meta"))
+    assert stored["bot_ids"] == {"0": first["bot_id"], "1": second["bot_id"]} and stored["bot_seats"] == [0, 1]
+    del stored["bot_ids"]
+    bots.r.hset(key, "meta", json.dumps(stored))
+    old = bots.repo.load(game_id).meta
+    assert old.bot_seats == (0, 1) and old.bot_ids == () and not old.knows_bots
+    assert TableMeta.from_json(json.dumps(stored)) == old
+
+    run_jobs(app)
+    delivered = len(receiver.requests)
+    mover, waiter, discard = _until_a_discard(client, game_id, (first, second))
+    seen = bots.wake_seq(waiter["bot_id"])
+    _play(client, game_id, mover["token"], discard)
+    assert bots.wake_seq(waiter["bot_id"]) == seen + 1
+    # The webhook bot's next decision is delivered, whichever bot moved.
+    for _ in range(50):
+        if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
+            break
+        decision = _decisions(client, second["token"])[0]
+        _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
+    else:
+        raise AssertionError("the webhook bot never had to decide")
+    run_jobs(app, until=lambda: len(receiver.requests) > delivered)
+    version = bots.repo.load(game_id).version
+    assert json.loads(receiver.requests[-1][1])["version"] == version
+
+
+def test_a_webhook_url_set_mid_game_gets_the_next_decision(
+    app: Any, client: Any, receiver: Receiver, worker_env: None
+) -> None:
+    """The URL is read at each commit (never a flag kept in the table): set by PATCH while the
+    bot plays, the next decision is delivered; cleared, none is."""
+    first, second = register(client, None, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+
+    def play_until_first_decides() -> None:
+        for _ in range(50):
+            if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
+                return
+            decision = _decisions(client, second["token"])[0]
+            _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
+        raise AssertionError("the first bot never had to decide")
+
+    def first_plays_until_it_waits() -> None:
+        for _ in range(50):
+            mine = [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]
+            if not mine:
+                return
+            _play(client, game_id, first["token"], _choose(mine[0]["view"]["legal"]))
+        raise AssertionError("the first bot never stopped deciding")
+
+    first_plays_until_it_waits()
+    changed = client.patch("/v1/bots/me", json={"webhook_url": receiver.url}, headers=auth(first["token"]))
+    assert changed.status_code == 200, changed.get_json()
+    play_until_first_decides()
+    run_jobs(app)
+    assert len(receiver.requests) == 1
+    assert json.loads(receiver.requests[0][1])["version"] == _bots(app).repo.load(game_id).version
+
+    first_plays_until_it_waits()
+    cleared = client.patch("/v1/bots/me", json={"webhook_url": None}, headers=auth(first["token"]))
+    assert cleared.status_code == 200, cleared.get_json()
+    play_until_first_decides()
+    run_jobs(app)
+    assert len(receiver.requests) == 1, "a decision was delivered after the URL was cleared"
+
+
+@pytest.mark.parametrize("idle_ttl", [90 * 86400, 0])
+def test_a_move_with_a_bot_token_keeps_the_token_alive(settings: Settings, idle_ttl: int) -> None:
+    """The load script's look-up pushes the token's expiry back (``GETEX``) when bots expire
+    when idle, and leaves it alone when they never do."""
+    app = create_app(replace(settings, bot_idle_ttl=idle_ttl))
+    client = app.test_client()
+    first, second = register(client, None, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+    bots = _bots(app)
+    mover, _, discard = _until_a_discard(client, game_id, (first, second))
+    key = bots.token_key(token_hash(mover["token"]))
+    if idle_ttl:
+        bots.r.expire(key, 100)
+    _play(client, game_id, mover["token"], discard)
+    assert bots.r.ttl(key) > 89 * 86400 if idle_ttl else bots.r.ttl(key) == -1
+
+
+# -- a Redis Cluster -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cluster_app(tmp_path: Path, settings: Settings, monkeypatch: pytest.MonkeyPatch, worker_env: None) -> Iterator[Any]:
+    """The app on a 3-primary cluster, its jobs on a single Redis (both stopped at the end);
+    the webhook worker reads the same from the environment."""
+    with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
+        monkeypatch.setenv("REDIS_URL", cluster.url)
+        monkeypatch.setenv("MAYI_JOBS_REDIS_URL", jobs.url)
+        yield create_app(replace(settings, redis_url=cluster.url, jobs_redis_url=jobs.url))
+
+
+def test_on_a_cluster_commits_still_wake_bots_and_deliver_webhooks(cluster_app: Any, receiver: Receiver) -> None:
+    """The bots' keys live in their own slots: the wake and the webhook look-up are calls
+    after the commit, and happen, as do the deliveries; a bot token's look-up is its own call."""
+    client = cluster_app.test_client()
+    bots = _bots(cluster_app)
+    assert not bots.repo.single
+    first, second = register(client, receiver.url, "first"), register(client, None, "second")
+    game_id = _two_bot_game(client, first, second)
+    mover, waiter, discard = _until_a_discard(client, game_id, (first, second))
+    seen = bots.wake_seq(waiter["bot_id"])
+    woken: list[bool] = []
+    waiting = threading.Thread(
+        target=lambda: woken.append(bots.repo.hub.wait(bots.wake_key(waiter["bot_id"]), seen, CAP)), daemon=True
+    )
+    waiting.start()
+    _play(client, game_id, mover["token"], discard)
+    waiting.join(CAP)
+    assert woken == [True] and bots.wake_seq(waiter["bot_id"]) == seen + 1
+    # Every decision of the webhook bot reaches its receiver, as on a single Redis.
+    for _ in range(50):
+        if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
+            break
+        decision = _decisions(client, second["token"])[0]
+        _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
+    else:
+        raise AssertionError("the webhook bot never had to decide")
+    version = bots.repo.load(game_id).version
+    run_jobs(cluster_app, until=lambda: any(json.loads(b)["version"] == version for _, b in receiver.requests))

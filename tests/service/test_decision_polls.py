@@ -1,0 +1,216 @@
+"""The decisions long-poll's waiting slots (``MAYI_MAX_WAITS_PER_CLIENT``), over real HTTP:
+only a poll that waits holds one, so a poll that finds a decision at once is never refused;
+the (N+1)th waiting poll of a token is refused with 429 and one is accepted again once
+others end; a slot is given back when its poll ends, also a poll that answered at once
+(after its answer is sent) and one whose client hung up mid-wait. On a single Redis
+(under the test server and under gunicorn's gevent workers) and on a Redis Cluster (where
+the poll's reads are separate calls)."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import redis
+import requests
+from clusters import redis_cluster
+from http_moves import auth, move_request
+from servers import LiveServer
+from serving import mayi_serve, redis_process, wait_until
+from test_whole_game import choose
+
+from mayi_engine.rules import get_rules
+from mayi_service.app import create_app
+from mayi_service.config import Settings
+
+LIMIT = 2
+TIMEOUT = 30
+#: How long a deterministic condition may take to come true on a loaded machine.
+CAP = 60.0
+LONG = {"claim_seconds": 86400, "turn_seconds": 86400}
+
+
+def _table(url: str, bot_token: str, seed: str) -> tuple[str, str]:
+    """A two-seat May I table where the bot holds a seat and a person the other, played by
+    the person until the bot has a decision: the game and the person's token."""
+    created = requests.post(
+        f"{url}/v1/games",
+        json={"variant": "may_i", "seats": 2, "options": LONG, "test": {"seed": seed, "start_round": 7}},
+        timeout=TIMEOUT,
+    ).json()
+    game_id = created["game_id"]
+    seated = requests.post(
+        f"{url}/v1/games/{game_id}/seats", json={"name": "bot"}, headers=auth(bot_token), timeout=TIMEOUT
+    )
+    assert seated.status_code == 201, seated.text
+    person = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": "person"}, timeout=TIMEOUT).json()["token"]
+    rules = get_rules("may_i", LONG)
+    for _ in range(20):
+        if _poll(url, bot_token, wait=0).json()["decisions"]:
+            return game_id, person
+        view = requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).json()
+        path, body = move_request(choose(view, rules))
+        moved = requests.post(f"{url}/v1/games/{game_id}/{path}", json=body, headers=auth(person), timeout=TIMEOUT)
+        assert moved.status_code == 200, moved.text
+    raise AssertionError("the bot never had a decision")
+
+
+def _poll(url: str, token: str, wait: float, skip: list[str] = ()) -> requests.Response:  # type: ignore[assignment]
+    params: dict[str, Any] = {"wait": wait, "skip": list(skip)}
+    return requests.get(f"{url}/v1/bots/me/decisions", params=params, headers=auth(token), timeout=TIMEOUT + wait)
+
+
+def _exercise(url: str, count: Callable[[], int]) -> None:
+    """The scenario, against a service at ``url`` with ``MAYI_MAX_WAITS_PER_CLIENT`` = 2;
+    ``count()``: the bot's count of waiting polls in Redis."""
+    bot = requests.post(f"{url}/v1/bots", json={"name": "poller"}, timeout=TIMEOUT).json()
+    token = bot["token"]
+    game_id, person = _table(url, token, "03" * 16)
+    found = _poll(url, token, wait=5)  # finds it at once: the slot its read took is given back
+    assert found.status_code == 200 and len(found.json()["decisions"]) == 1, found.text
+    key = found.json()["decisions"][0]["key"]
+    assert wait_until(lambda: count() == 0, CAP)
+
+    # Two polls wait (the bot skips its decision); a third that would wait is refused.
+    answers: list[requests.Response] = []
+    waiting = [threading.Thread(target=lambda: answers.append(_poll(url, token, 30, [key]))) for _ in range(LIMIT)]
+    for thread in waiting:
+        thread.start()
+    try:
+        assert wait_until(lambda: count() == LIMIT, CAP), count()
+        refused = _poll(url, token, 30, [key])
+        assert refused.status_code == 429, refused.text
+        problem = refused.json()
+        assert problem["code"] == "rate_limited" and "MAYI_MAX_WAITS_PER_CLIENT" in problem["detail"]
+        assert f"at most {LIMIT}" in problem["detail"] and refused.headers["Retry-After"] == "1"
+        # At the limit, a poll that need not wait is answered: one with a decision to show...
+        at_once = _poll(url, token, 30)
+        assert at_once.status_code == 200 and [d["key"] for d in at_once.json()["decisions"]] == [key]
+        # ... and one that does not wait (wait=0).
+        assert _poll(url, token, 0, [key]).json() == {"decisions": [], "games": 1, "skipped": [key]}
+        assert wait_until(lambda: count() == LIMIT, CAP), count()  # the slot of at_once was given back
+        # A second table whose first decision is the bot's wakes both waiting polls.
+        other, _ = _table(url, token, "04" * 16)
+    finally:
+        for thread in waiting:
+            thread.join(TIMEOUT + 30)
+    assert [a.status_code for a in answers] == [200] * LIMIT
+    assert all({d["game_id"] for d in a.json()["decisions"]} == {other} for a in answers)
+    assert wait_until(lambda: count() == 0, CAP), count()
+    # The slots are free again: a poll may wait.
+    skip = [d["key"] for d in answers[0].json()["decisions"]] + [key]
+    again = _poll(url, token, 0.5, skip)
+    assert again.status_code == 200 and again.json()["decisions"] == [], again.text
+
+    # A client that hangs up mid-wait holds its slot only until the poll's wait ends.
+    host, port = url.removeprefix("http://").split(":")
+    query = f"wait=3&skip={skip[0]}&skip={skip[1]}"
+    request = (
+        f"GET /v1/bots/me/decisions?{query} HTTP/1.1\r\nHost: {host}\r\n"
+        f"Authorization: Bearer {token}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
+        sock.sendall(request)
+        assert wait_until(lambda: count() == 1, CAP), count()
+    assert wait_until(lambda: count() == 0, CAP), count()
+    # One that hangs up before a poll that answers at once is answered: the slot its read
+    # took is given back all the same (the server closes the response however it ends).
+    with socket.create_connection((host, int(port)), timeout=TIMEOUT) as sock:
+        sock.sendall(request.replace(query.encode(), b"wait=5"))
+    assert wait_until(lambda: count() == 0, CAP), count()
+    for _ in range(LIMIT):  # and every slot may be taken again
+        assert _poll(url, token, 0.2, skip).status_code == 200
+    assert requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).status_code == 200
+
+
+def _served(settings: Settings) -> tuple[Any, LiveServer]:
+    app = create_app(dataclasses.replace(settings, max_waits_per_client=LIMIT))
+    return app, LiveServer(app)
+
+
+def _process_slots_free(app: Any) -> bool:
+    return bool(app.extensions["mayi"].games.process_slots.count == 0)
+
+
+def test_waiting_slots_on_a_single_redis(settings: Settings) -> None:
+    app, server = _served(settings)
+    try:
+        _exercise(server.url, lambda: _total(app.extensions["mayi_bots"].r, settings.key_prefix))
+        assert wait_until(lambda: _process_slots_free(app), CAP)
+    finally:
+        server.stop()
+
+
+def test_waiting_slots_under_gunicorn(tmp_path: Path, redis_url: str) -> None:
+    """gunicorn's gevent worker closes each response (the slot of a poll that answered at
+    once is given back then), also when the client hung up."""
+    prefix = f"g{uuid.uuid4().hex[:10]}"
+    env = {
+        "REDIS_URL": redis_url,
+        "MAYI_KEY_PREFIX": prefix,
+        "MAYI_RATE_LIMITS_ENABLED": "false",
+        "MAYI_MAX_WAITS_PER_CLIENT": str(LIMIT),
+    }
+    client = redis.Redis.from_url(redis_url)
+    try:
+        with mayi_serve(tmp_path, env) as served:
+            served.wait_ready()
+            _exercise(served.url, lambda: _total(client, prefix))
+            assert "Traceback" not in served.stderr(), served.stderr()
+    finally:
+        client.close()
+
+
+def test_waiting_slots_on_a_cluster(tmp_path: Path) -> None:
+    with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
+        settings = Settings(
+            redis_url=cluster.url,
+            jobs_redis_url=jobs.url,
+            key_prefix=f"c{time.time_ns()}",
+            queue_name=f"q{time.time_ns()}",
+            rate_limits_enabled=False,
+            schedule_clock_jobs=False,
+        )
+        app, server = _served(settings)
+        try:
+            r = app.extensions["mayi_bots"].r
+            _exercise(server.url, lambda: _total(r, settings.key_prefix))
+            assert wait_until(lambda: _process_slots_free(app), CAP)
+        finally:
+            server.stop()
+
+
+def _total(client: Any, prefix: str) -> int:
+    """Every waiting poll counted under ``prefix`` (the scenario has one bot)."""
+    keys = list(client.scan_iter(match=f"{prefix}:*streams:wait:*", count=1000))
+    return sum(int(client.get(k) or 0) for k in keys)
+
+
+def test_a_poll_query_out_of_the_common_shape_is_refused_naming_its_field(live_server: LiveServer) -> None:
+    """``wait`` and ``skip`` are read leanly when they have the common shape; anything else
+    goes through the schema, whose 422 names the field (as before the lean reading)."""
+    url = live_server.url
+    token = requests.post(f"{url}/v1/bots", json={"name": "asker"}, timeout=TIMEOUT).json()["token"]
+
+    def refused(query: str, *words: str) -> None:
+        answer = requests.get(f"{url}/v1/bots/me/decisions?{query}", headers=auth(token), timeout=TIMEOUT)
+        assert answer.status_code == 422 and answer.json()["code"] == "validation_error", answer.text
+        assert all(word in answer.json()["detail"] for word in words), answer.json()["detail"]
+
+    refused("wait=61", "wait:")
+    refused("wait=-1", "wait:")
+    refused("wait=1e3", "wait:")
+    refused("wait=soon", "wait:")
+    refused("skip=", "skip[0]:")
+    refused("skip=" + "a" * 65, "skip[0]:")
+    refused("&".join(["skip=k"] * 201), "skip:")
+    refused("wait=1&wiat=2", "wiat:")
+    for query in ("wait=0.25", "wait=1&wait=0", "skip=k%C3%A9y&wait=0"):  # the last two: by the schema
+        answer = requests.get(f"{url}/v1/bots/me/decisions?{query}", headers=auth(token), timeout=TIMEOUT)
+        assert answer.status_code == 200 and answer.json() == {"decisions": [], "games": 0, "skipped": []}, query
