@@ -14,10 +14,24 @@ are the tree of :mod:`mayi_sdk.errors`. Retries happen only where they are safe:
 
 Table creation and seat taking carry no idempotency key in the API, so they are
 retried only on 429.
+
+**Cost per request.** A bot sends two requests a decision (the decisions poll and its
+move), so the client's own CPU lies on every decision's path. The requests that are safe
+to send again (reads and actions) skip the parts of ``requests.Session.request`` that do
+nothing for a plain session: the look-ups of proxies, a CA bundle and ``.netrc``
+credentials in the environment (read once, when the client is made: see
+:class:`Client`), the merging of session settings that are empty, and a URL parsed
+anew each time (a prepared URL is reused). They still go through the session's
+transport adapter, with the same timeouts, errors and retries. A session with
+anything of its own (``auth``, ``proxies``, ``params``, cookies, response hooks), or an
+environment that sets proxies, a CA bundle or ``.netrc`` credentials for the server,
+gets ``requests``' full path for every request; so does the request again when the
+answer is a redirect.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -25,6 +39,8 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import requests
+from requests.cookies import extract_cookies_to_jar
+from requests.utils import get_environ_proxies, get_netrc_auth
 
 from . import errors
 from .models import (
@@ -84,6 +100,10 @@ class Client:
     ``timeout`` bounds every request (long-polls get their wait on top); ``max_retries``
     bounds the retries of one call (see the module's notes on when a call is retried).
     Use it as a context manager, or call :meth:`close`.
+
+    ``requests`` settings from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``
+    and ``NO_PROXY``, ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``, ``.netrc``) are honoured
+    as ``requests`` honours them, but read when the client is made: set them before.
     """
 
     def __init__(
@@ -103,6 +123,12 @@ class Client:
         self.backoff = backoff
         self.session = session or requests.Session()
         self.session.headers.setdefault("User-Agent", "mayi-sdk/0.1")
+        #: Whether the environment sets proxies or credentials ``requests`` would use for this server.
+        self._environment = _environment_applies(self.base_url)
+        #: The CA bundle the environment names (``requests`` verifies TLS with it when it trusts the environment).
+        self._ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        #: Prepared URLs by path and query parameters (see :meth:`_prepared`).
+        self._urls: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
 
     def __enter__(self) -> Client:
         return self
@@ -441,15 +467,10 @@ class Client:
         attempt = 0
         while True:
             try:
-                response = self.session.request(
-                    method,
-                    url,
-                    json=json,
-                    params=params,
-                    headers=all_headers,
-                    timeout=timeout or self.timeout,
-                    stream=stream,
-                )
+                if retry_safe and not stream and self._is_plain():
+                    response = self._send_plain(method, path, json, params, all_headers, timeout or self.timeout)
+                else:
+                    response = self._request(method, url, json, params, all_headers, timeout or self.timeout, stream)
             except (requests.ConnectionError, requests.Timeout) as exc:
                 if retry_safe and attempt < self.max_retries:
                     attempt += 1
@@ -467,6 +488,89 @@ class Client:
                 continue
             response.close()
             raise error
+
+    def _request(
+        self,
+        method: str,
+        url: str,
+        json: Any,
+        params: Mapping[str, Any] | None,
+        headers: dict[str, str],
+        timeout: float | tuple[float, float],
+        stream: bool,
+    ) -> requests.Response:
+        """One request by ``requests``' full path (``Session.request``)."""
+        return self.session.request(
+            method, url, json=json, params=params, headers=headers, timeout=timeout, stream=stream
+        )
+
+    def _is_plain(self) -> bool:
+        """Whether ``Session.request`` would add nothing to a request but the session's headers:
+        no auth, proxies, params, cookies or response hooks of the session's own, and none of
+        ``requests``' settings from the environment for this server."""
+        session = self.session
+        return not (
+            (session.trust_env and self._environment)
+            or session.auth is not None
+            or session.proxies
+            or session.params
+            or len(session.cookies)
+            or any(session.hooks.values())
+        )
+
+    def _send_plain(
+        self,
+        method: str,
+        path: str,
+        json: Any,
+        params: Mapping[str, Any] | None,
+        headers: dict[str, str],
+        timeout: float | tuple[float, float],
+    ) -> requests.Response:
+        """What ``Session.request`` sends for a plain session (:meth:`_is_plain`), prepared and
+        handed to the session's transport adapter directly. A redirect is sent again by
+        ``requests``' full path, which follows it (this is only used for requests that are
+        safe to send twice); cookies the server sets are kept in the session, as
+        ``requests`` keeps them (and the session is no longer plain)."""
+        session = self.session
+        merged = dict(session.headers)  # then ours: the request's headers win (whatever their case)
+        merged.update(headers)
+        request = requests.PreparedRequest()
+        request.prepare_method(method)
+        request.url = self._prepared(path, params)
+        request.prepare_headers({k: v for k, v in merged.items() if v is not None})
+        request.prepare_body(None, None, json)
+        # As Session.request: a CA bundle from the environment wins over the session's ``verify``.
+        verify = self._ca_bundle if session.trust_env and self._ca_bundle else session.verify
+        adapter = session.get_adapter(request.url)
+        response = adapter.send(request, stream=False, timeout=timeout, verify=verify, cert=session.cert, proxies={})
+        if "set-cookie" in response.headers:
+            extract_cookies_to_jar(session.cookies, request, response.raw)
+        if response.is_redirect:
+            response.close()
+            return self._request(method, self.base_url + path, json, params, headers, timeout, False)
+        response.content  # noqa: B018 - read the body (as requests does): the connection goes back to the pool
+        return response
+
+    def _prepared(self, path: str, params: Mapping[str, Any] | None) -> str:
+        """The URL ``requests`` prepares for ``path`` with ``params``, remembered (a bot sends
+        the same few URLs again and again)."""
+        key = (path, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()) if params else ())
+        url = self._urls.get(key)
+        if url is None:
+            request = requests.PreparedRequest()
+            request.prepare_url(self.base_url + path, params)
+            url = str(request.url)
+            if len(self._urls) >= 256:
+                self._urls.clear()
+            self._urls[key] = url
+        return url
+
+
+def _environment_applies(base_url: str) -> bool:
+    """Whether the environment sets proxies (that ``NO_PROXY`` does not exempt) or ``.netrc``
+    credentials that ``requests`` would use for ``base_url`` with a session that trusts it."""
+    return bool(get_environ_proxies(base_url) or get_netrc_auth(base_url))
 
 
 def _id(game_id: str) -> str:
