@@ -568,7 +568,13 @@ class Bots:
             raise
 
     # -- the commit hooks --------------------------------------------------------
-    def plan_wake(self, record: GameRecord, state: engine.State | None = None) -> Wake | None:
+    def plan_wake(
+        self,
+        record: GameRecord,
+        state: engine.State | None = None,
+        before: engine.State | None = None,
+        now: float | None = None,
+    ) -> Wake | None:
         """The wake of the bots of ``record`` that may have a decision now, for the commit that
         makes ``record`` to do itself (a hook of :meth:`Games._commit`; ``state``: the
         record's engine state, if the caller has it): on a single Redis, for a table whose
@@ -582,8 +588,12 @@ class Bots:
             return _NOBODY
         if not self.repo.single or not meta.knows_bots:
             return None
-        seats = waking_seats(record, state)
-        bots = sorted({bot_id for seat, bot_id in meta.bot_ids if seat in seats})
+        seats = waking_seats(record, state, before, now)
+        # The seat on turn last: while the upcard is offered the others' answers come first
+        # (Redis answers the woken readers in the order of the wake entries).
+        turn = state.turn if state is not None else -1
+        order = sorted(meta.bot_ids, key=lambda pair: (pair[0] == turn, pair[0]))
+        bots = list(dict.fromkeys(bot_id for seat, bot_id in order if seat in seats))
         if not bots:
             return _NOBODY
         keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
@@ -617,14 +627,27 @@ class Bots:
             self.deliver(record, by_seat, state, None)
 
 
-def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[int]:
+def waking_seats(
+    record: GameRecord,
+    state: engine.State | None = None,
+    before: engine.State | None = None,
+    now: float | None = None,
+) -> set[int]:
     """The bot seats of ``record`` to wake after a commit: those that may have a decision
     (a claimant the upcard waits for, the seat to act), or all of them once the game is
     over (a bot's poll then learns it has no game left). The others are left asleep: a
     commit gives them nothing to do, and a woken poll would only load the game to find
     that out. (Whether a woken seat has legal moves, its poll works out.) ``state``: the
     record's engine state, if the caller has it (the committing step does): else it is read
-    from the record."""
+    from the record.
+
+    ``before``: the engine state the commit replaces, as stored (the one the seats' polls
+    last read), when the caller has it; then a seat whose decision the commit leaves as it
+    was at ``now`` (the same round, turn, phase, hand and legal moves: the same decision
+    ``key``) sleeps on too: a claimant when another seat answers the upcard, the seat on
+    turn while its choices stay. Its decision was shown already; a poll waiting on it
+    (``skip``) would only find it unchanged. (A change by the clock alone, the claim window
+    closing, wakes such a poll by its own timer.)"""
     bots = record.meta.bot_seats
     if not bots or record.status == GameStatus.WAITING:
         return set()
@@ -632,7 +655,19 @@ def waking_seats(record: GameRecord, state: engine.State | None = None) -> set[i
         return set(bots)
     if state is None:
         state = codec.load_state(record.state)
-    return {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
+    seats = {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
+    if before is None or now is None or before.round != state.round or before.round_turns != state.round_turns:
+        return seats
+    return {seat for seat in seats if not _same_decision(before, state, seat, now)}
+
+
+def _same_decision(before: engine.State, after: engine.State, seat: int, now: float) -> bool:
+    """Whether ``seat`` has the same decision (so the same key) in ``before`` and ``after``
+    at ``now``, and had one (the caller knows the round and turn are the same)."""
+    if before.phase is not after.phase or before.hands[seat] != after.hands[seat]:
+        return False
+    legal = engine.legal_moves(before, seat, now)
+    return bool(legal) and legal == engine.legal_moves(after, seat, now)
 
 
 def _unauthorized() -> ServiceError:

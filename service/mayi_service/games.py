@@ -72,6 +72,9 @@ class Update(Generic[T]):
     result: T
     error: Exception | None = field(default=None)
     state: State | None = field(default=None)
+    #: The engine state of the record the step read, as stored, when the step parsed it
+    #: (the bots' wake leaves asleep the seats whose decision the change leaves as it was).
+    before: State | None = field(default=None)
 
 
 @dataclass
@@ -90,6 +93,8 @@ class Played:
     error: MayIError | None
     change: Change | None
     after: GameRecord | None
+    #: The game's state as stored, before the seat's return and the due timeouts.
+    stored: State | None = None
 
 
 @dataclass
@@ -123,7 +128,7 @@ class Games:
         #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes and
         #: that record's engine state if the step has it; ``None``: the commit wakes nobody
         #: itself, and :attr:`after_commit` wakes whom it must.
-        self.plan_wake: Callable[[GameRecord, State | None], Wake | None] | None = None
+        self.plan_wake: Callable[[GameRecord, State | None, State | None, float], Wake | None] | None = None
         #: Called after every successful commit of a game (wakes the bots seated there that the
         #: commit did not wake itself), with the engine state of the committed record when the
         #: committing step has it (else ``None``), and the bots the commit woke with their
@@ -301,7 +306,7 @@ class Games:
             if planned is None:
                 return None
             try:
-                self._commit(record, planned.change, planned.after, now, planned.state)
+                self._commit(record, planned.change, planned.after, now, planned.state, planned.before)
             except VersionConflict:
                 record = None
                 continue
@@ -311,10 +316,17 @@ class Games:
         raise _busy()
 
     def _commit(
-        self, before: GameRecord, change: Change, after: GameRecord, now: float, state: State | None = None
+        self,
+        before: GameRecord,
+        change: Change,
+        after: GameRecord,
+        now: float,
+        state: State | None = None,
+        before_state: State | None = None,
     ) -> None:
         """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step
-        (``state``: the engine state of ``after``, if the caller has it, for the commit hooks)."""
+        (``state``: the engine state of ``after``, ``before_state``: that of ``before``, if the
+        caller has them, for the commit hooks)."""
         if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
         if change.clock is not None and before.clock_at is None and self.on_commit is not None:
@@ -322,7 +334,7 @@ class Games:
             # process that dies between the commit and queueing the clock job leaves it to the sweeper.
             self.repo.index_clock(before.id, change.clock)
         if self.plan_wake is not None:  # bot platform hook: the commit wakes the bots it gives a decision
-            change.wake = self.plan_wake(after, state)
+            change.wake = self.plan_wake(after, state, before_state, now)
         committed = self.repo.commit(before.id, before.version, change, now)
         clock_at = committed.clock_at
         if before.status != after.status:
@@ -456,12 +468,19 @@ class Games:
                     raise from_engine(played.error) from played.error
                 # Keep the timeouts that were due (and the return), then report the error.
                 assert played.after is not None
-                return Update(played.change, played.after, {}, error=from_engine(played.error), state=played.state)
+                return Update(
+                    played.change,
+                    played.after,
+                    {},
+                    error=from_engine(played.error),
+                    state=played.state,
+                    before=played.stored,
+                )
             assert played.change is not None and played.after is not None
             body = self.view(played.after, viewer, now, played.state)
             if idem_digest is not None:
                 played.change.idempotency = (idem_digest, _json({"digest": body_digest, "body": body}))
-            return Update(played.change, played.after, body, state=played.state)
+            return Update(played.change, played.after, body, state=played.state, before=played.stored)
 
         try:
             result = self.update(game_id, step, first=record)
@@ -483,7 +502,7 @@ class Games:
         decision (after the due timeouts)."""
         if record.state is None:
             raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
-        state = codec.load_state(record.state)
+        state = stored = codec.load_state(record.state)
         first: list[engine.Event] = []
         if returns:
             state, first = engine.seat_returns(state, seat)
@@ -503,11 +522,11 @@ class Games:
             new_state, more = engine.play(state, seat, move, now)
         except MayIError as exc:
             if not first:
-                return Played(state, first, exc, None, None)
+                return Played(state, first, exc, None, None, stored)
             change, after = self._state_change(record, state, first, now)
-            return Played(state, first, exc, change, after)
+            return Played(state, first, exc, change, after, stored)
         change, after = self._state_change(record, new_state, first + more, now)
-        return Played(new_state, first, None, change, after)
+        return Played(new_state, first, None, change, after, stored)
 
     def play_for_seat(self, record: GameRecord, seat: int, move: Move) -> GameRecord | None:
         """Play ``move`` for ``seat`` if the game is still at ``record``'s version (a house bot's
@@ -522,7 +541,7 @@ class Games:
             if played.first or played.error is not None:
                 return None
             assert played.change is not None and played.after is not None
-            return Update(played.change, played.after, played.after, state=played.state)
+            return Update(played.change, played.after, played.after, state=played.state, before=played.stored)
 
         try:
             return self.update(record.id, step, first=record)

@@ -27,6 +27,7 @@ from mayi_engine import (
 )
 from mayi_engine.state import dumps
 from mayi_service.bots import waking_seats
+from mayi_service.decisions import decision_key
 from mayi_service.repository import GameRecord, TableMeta
 
 
@@ -79,3 +80,38 @@ def test_a_game_without_bots_or_still_waiting_wakes_nobody() -> None:
     assert waking_seats(_record(state, (), 3)) == set()
     meta = TableMeta("may_i", {}, 3, ("a", None, None), False, 0.0, bot_seats=(0,))
     assert waking_seats(GameRecord("g", 1, 0, GameStatus.WAITING, meta, None)) == set()
+
+
+@pytest.mark.parametrize(("rules", "players", "seed"), [(MAY_I, 4, 4), (MAY_I, 5, 5), (SHANGHAI, 4, 6)])
+def test_a_commit_wakes_exactly_the_seats_whose_decision_it_changed(rules: Rules, players: int, seed: int) -> None:
+    """Given the state a commit replaces, a seat sleeps on when its decision key (what the
+    decisions long-poll shows and a waiting bot skips) is the same after the commit, and
+    is woken when the commit gave it a decision or a new one. Claim windows are answered
+    one seat at a time, so the others' decisions mostly stay."""
+    rng = random.Random(seed)
+    names = [f"b{i}" for i in range(players)]
+    state, _ = start_game(rules, names, bytes([seed]) * 32, now=0.0, start_round=len(rules.rounds) - 1)
+    everyone = tuple(range(players))
+    kept = changed = 0
+    for step in range(20_000):
+        now = float(step)
+        deciding = sorted(seat for seat in everyone if legal_moves(state, seat, now))
+        seat = rng.choice(deciding)
+        before = state
+        state, _ = play(state, seat, _simple(state, legal_moves(state, seat, now)), now)
+        woken = waking_seats(_record(state, everyone, players), state, before, now)
+        if state.finished:
+            assert woken == set(everyone)
+            break
+        for other in everyone:
+            legal = legal_moves(state, other, now)
+            if not legal:
+                continue
+            old = legal_moves(before, other, now)
+            same = bool(old) and decision_key("g", before, other, old) == decision_key("g", state, other, legal)
+            assert (other in woken) != same, f"step {step}: seat {other}, same decision {same}, woken {other in woken}"
+            kept += same
+            changed += not same
+    else:
+        pytest.fail("the game did not end")
+    assert kept > 100 and changed > 100  # both cases are seen often

@@ -193,8 +193,15 @@ def test_a_move_in_a_game_without_bots_sends_nothing_more(
     }
     created = client.post("/v1/games", json=body).get_json()
     game_id, tokens = created["game_id"], [s["token"] for s in created["seats"]]
-    actor = client.get(f"/v1/games/{game_id}").get_json()["actor"]
-    view = client.get(f"/v1/games/{game_id}", headers=auth(tokens[actor])).get_json()
+
+    def actor_and_view() -> tuple[int, dict[str, Any]]:
+        actor = client.get(f"/v1/games/{game_id}").get_json()["actor"]
+        return actor, client.get(f"/v1/games/{game_id}", headers=auth(tokens[actor])).get_json()
+
+    # A first move, not watched, loads the scripts into Redis (a fresh one in a test run alone).
+    actor, view = actor_and_view()
+    _play(client, game_id, tokens[actor], _choose(view["legal"]))
+    actor, view = actor_and_view()
     monitored = redis.Redis.from_url(redis_url)
     try:
         with Monitor(monitored) as monitor:
