@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import requests
+import requests.utils
 from requests.cookies import extract_cookies_to_jar
 from requests.utils import get_environ_proxies, get_netrc_auth
 
@@ -67,6 +68,8 @@ from .models import (
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_TIMEOUT = 10.0
+#: What the client sends as ``User-Agent`` (unless its session has one of its own).
+USER_AGENT = "mayi-sdk/0.1"
 #: The longest a long-poll waits on the server (the API's cap).
 MAX_WAIT = 60.0
 #: The longest the SDK sleeps on one ``Retry-After`` before trying again.
@@ -122,7 +125,8 @@ class Client:
         self.max_retries = max_retries
         self.backoff = backoff
         self.session = session or requests.Session()
-        self.session.headers.setdefault("User-Agent", "mayi-sdk/0.1")
+        if self.session.headers.get("User-Agent") in (None, requests.utils.default_user_agent()):
+            self.session.headers["User-Agent"] = USER_AGENT  # a session's own User-Agent is kept
         #: Whether the environment sets proxies or credentials ``requests`` would use for this server.
         self._environment = _environment_applies(self.base_url)
         #: The CA bundle the environment names (``requests`` verifies TLS with it when it trusts the environment).

@@ -15,6 +15,7 @@ import requests
 from servers import LiveServer
 
 from mayi_sdk import Client
+from mayi_sdk.client import USER_AGENT
 
 DECISIONS = {"decisions": [], "games": 0, "skipped": []}
 VIEW = {
@@ -215,3 +216,15 @@ def test_the_sessions_response_hooks_see_every_answer(recorder: tuple[Recorder, 
         client.get_decisions()
         client.claim_upcard("g1", False)
     assert seen == [f"{base}/v1/bots/me/decisions?wait=0.0", f"{base}/v1/games/g1/claims"]
+
+
+def test_the_client_names_itself_unless_its_session_has_a_user_agent(recorder: tuple[Recorder, str]) -> None:
+    app, base = recorder
+    with Client(base, "mayi_bot_t") as client:
+        client.get_decisions()
+    session = requests.Session()
+    session.headers["User-Agent"] = "my-bot/2"
+    with Client(base, "mayi_bot_t", session=session) as client:
+        client.get_decisions()
+    assert [headers["user-agent"] for _, _, headers in app.seen] == [USER_AGENT, "my-bot/2"]
+    assert USER_AGENT.startswith("mayi-sdk/")
