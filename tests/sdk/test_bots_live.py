@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ import requests
 from servers import LiveServer, PollingBots
 from werkzeug.serving import make_server
 
-from mayi_sdk import WAIT, Bot, Client, GameView, LegalMove, errors
+from mayi_sdk import WAIT, Bot, Client, Decision, GameView, LegalMove, errors
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "b0b5" * 8
@@ -114,23 +115,25 @@ def _simple(view: GameView) -> LegalMove:
     return move if isinstance(move, LegalMove) else view.legal[0]
 
 
-def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: str, app: Any) -> None:
-    """The bot sits in seat 3 of 4; it is on turn while seats 0 and 1 may still answer the
-    upcard, so it may only take it. It waits (skip its key): one person's pass leaves its
-    choices (and key) as they were, and the poll goes on waiting; the other's makes the
-    stock legal, and the poll answers with the new decision."""
-    game_id = _table(base, "may_i", 4)
+def _bot_in_seat_3(base: str, game_id: str) -> tuple[Client, list[Client]]:
+    """A bot in seat 3 of a 4-seat table, and the people in seats 0-2."""
     bot = _bot(base, "patient")
     with Client(base) as anon:
         people = [Client(base, anon.take_seat(game_id, f"P{i}").token) for i in range(3)]
     assert bot.take_seat(game_id, "patient").seat == 3
-    waited = None
-    for _ in range(400):  # play (the bot answering what it must) until its window comes
+    return bot, people
+
+
+def _play_until_the_bot_is_asked(
+    game_id: str, bot: Client, people: list[Client], wanted: Callable[[GameView], bool]
+) -> Decision | None:
+    """Play the table (the bot answering what it must, the people too) until the bot's
+    decision is one ``wanted`` picks; ``None`` if none comes in 400 moves."""
+    for _ in range(400):
         page = bot.get_decisions()
         mine = page.decisions[0] if page.decisions else None
-        if mine and mine.view.phase == "draw" and mine.view.actor == 3 and len(mine.view.claim_window.pending) == 2:  # type: ignore[union-attr]
-            waited = mine
-            break
+        if mine and wanted(mine.view):
+            return mine
         if mine:
             bot.play(game_id, _simple(mine.view), if_match=mine.version)
             continue
@@ -140,6 +143,22 @@ def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: s
         assert seat is not None and seat != 3
         person = people[seat]
         person.play(game_id, _simple(person.get_game(game_id)))
+    return None
+
+
+def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: str, app: Any) -> None:
+    """The bot sits in seat 3 of 4; it is on turn while seats 0 and 1 may still answer the
+    upcard, so it may only take it. It waits (skip its key): one person's pass leaves its
+    choices (and key) as they were, and the poll goes on waiting; the other's makes the
+    stock legal, and the poll answers with the new decision."""
+    game_id = _table(base, "may_i", 4)
+    bot, people = _bot_in_seat_3(base, game_id)
+    waited = _play_until_the_bot_is_asked(
+        game_id,
+        bot,
+        people,
+        lambda view: view.phase == "draw" and view.actor == 3 and len(view.claim_window.pending) == 2,  # type: ignore[union-attr]
+    )
     assert waited is not None, "the bot never came to draw while two seats could answer the upcard"
     assert [m.body for m in waited.view.legal] == [{"source": "discard"}] and Bot().decide(waited.view) is WAIT
     key = waited.key
@@ -325,3 +344,49 @@ def test_a_move_sent_with_its_decisions_key_is_not_refused_for_another_seats_ans
         timeout=30,
     )
     assert bad.status_code == 422 and "If-Match" in bad.json()["detail"]
+
+
+#: A claim window short enough to wait out, long enough for the set-up's moves.
+WINDOW = {"claim_seconds": 8, "turn_seconds": 600}
+#: The poll's wait: far longer than the window.
+POLL_WAIT = 60
+
+
+def test_a_poll_waiting_on_a_skipped_draw_is_answered_when_the_window_closes_on_the_clock(base: str) -> None:
+    """No clock jobs run here, so nothing commits the window's end: the waiting poll is
+    answered by its own timer, with the new decision and no new version."""
+    game_id = _table(base, "may_i", 4, options=WINDOW)
+    bot, people = _bot_in_seat_3(base, game_id)
+
+    def on_turn_without_the_stock(view: GameView) -> bool:
+        sources = [m.body.get("source") for m in view.legal]
+        return view.phase == "draw" and view.actor == 3 and "stock" not in sources
+
+    waited = _play_until_the_bot_is_asked(game_id, bot, people, on_turn_without_the_stock)
+    assert waited is not None, "the bot never came to draw while others could answer the upcard"
+    assert Bot().decide(waited.view) is WAIT
+    key = waited.key
+    closes_at = waited.view.claim_window.closes_at  # type: ignore[union-attr]
+    skipped = bot.get_decisions(skip=[key])
+    assert skipped.decisions == [] and skipped.skipped == [key]  # the window is still open
+
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(bot.get_decisions(wait=POLL_WAIT, skip=[key])))
+    sent = time.monotonic()
+    thread.start()
+    thread.join(POLL_WAIT + 30)
+    assert not thread.is_alive()
+    # Answered when the window closed (8 s after it opened), not when the wait ran out
+    # (at the end of its wait a poll answers with whatever is there, which would be the
+    # same decision): the margin is the 50 s between the two.
+    assert time.monotonic() - sent < POLL_WAIT - 10
+    [page] = found
+    [decision] = page.decisions
+    # The window closed on its clock: the seat may now draw from the stock, a new decision
+    # (a new key) of the same version: no move was committed while the poll waited.
+    assert decision.key != key and page.skipped == []
+    assert decision.version == waited.version
+    assert decision.view.claim_window is None or decision.view.claim_window.closes_at == closes_at
+    assert "stock" in [m.body.get("source") for m in decision.view.legal]
+    assert Bot().decide(decision.view) == LegalMove("draw", {"source": "stock"})
+    assert people[0].get_game(game_id).version == waited.version

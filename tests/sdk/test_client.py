@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from proxies import ThreadedListener, read_http_message
 from servers import LiveServer
 
 from mayi_sdk import Client, GameView, LegalMove, errors, operations
@@ -133,7 +134,7 @@ def test_an_idempotency_key_sent_twice_applies_once(base: str) -> None:
     assert again.hand == first.hand
 
 
-class _DroppingProxy:
+class _DroppingProxy(ThreadedListener):
     """A TCP proxy that forwards each request to ``target`` but, for the first ``drops``
     connections, closes the client's connection instead of returning the answer: the
     server has applied the request, the client never hears of it."""
@@ -141,57 +142,22 @@ class _DroppingProxy:
     def __init__(self, target_port: int, drops: int) -> None:
         self.target_port = target_port
         self.drops = drops
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
         self.forwarded = 0
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
+        super().__init__()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> None:
         with conn, socket.create_connection(("127.0.0.1", self.target_port)) as upstream:
-            request = _read_http_message(conn)
+            request = read_http_message(conn)
             if not request:
                 return
             upstream.sendall(request)
-            answer = _read_http_message(upstream)
+            answer = read_http_message(upstream)
             self.forwarded += 1
             if self.drops > 0:
                 self.drops -= 1
                 conn.shutdown(socket.SHUT_RDWR)  # the answer is lost
                 return
             conn.sendall(answer)
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _read_http_message(sock: socket.socket) -> bytes:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return data
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return head + b"\r\n\r\n" + body
 
 
 @pytest.fixture

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import requests
+from proxies import ThreadedListener, read_http_message
 from servers import LiveServer
 
 from mayi_sdk import Client
@@ -73,28 +73,19 @@ def recorder() -> Iterator[tuple[Recorder, str]]:
         server.stop()
 
 
-class ForwardProxy:
+class ForwardProxy(ThreadedListener):
     """A plain-HTTP forward proxy: reads a request in absolute form (``GET http://host/path``),
     notes its target and sends it on to the origin as its answer came back."""
 
     def __init__(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.targets: list[str] = []
-        threading.Thread(target=self._serve, daemon=True).start()
+        super().__init__()
+        self.url = f"http://127.0.0.1:{self.port}"
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._handle, args=(conn,), daemon=True).start()
-
-    def _handle(self, conn: socket.socket) -> None:
+    def handle(self, conn: socket.socket) -> None:
         with conn:
             while True:
-                request = _read_message(conn)
+                request = read_http_message(conn)
                 if not request:
                     return
                 line, _, rest = request.partition(b"\r\n")
@@ -104,32 +95,7 @@ class ForwardProxy:
                 host, _, port = host_port.partition(b":")
                 with socket.create_connection((host.decode(), int(port))) as upstream:
                     upstream.sendall(b" ".join((method, b"/" + path, version)) + b"\r\n" + rest)
-                    conn.sendall(_read_message(upstream))
-
-    def close(self) -> None:
-        self.listener.close()
-
-
-def _read_message(sock: socket.socket) -> bytes:
-    """One HTTP message with a Content-Length body (or none)."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        if not chunk:
-            return data
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(body) < length:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        body += chunk
-    return head + b"\r\n\r\n" + body
+                    conn.sendall(read_http_message(upstream))
 
 
 @pytest.fixture

@@ -138,6 +138,16 @@ def _until_a_discard(client: Any, game_id: str, bots: tuple[dict[str, Any], ...]
 # -- a single Redis ----------------------------------------------------------------------------
 
 
+def _play_until_it_decides(client: Any, game_id: str, bot: dict[str, Any], other: dict[str, Any]) -> None:
+    """Play ``other``'s decisions until ``bot`` (the webhook bot) has one at ``game_id``."""
+    for _ in range(50):
+        if [d for d in _decisions(client, bot["token"]) if d["game_id"] == game_id]:
+            return
+        decision = _decisions(client, other["token"])[0]
+        _play(client, game_id, other["token"], _choose(decision["view"]["legal"]))
+    raise AssertionError("the webhook bot never had to decide")
+
+
 def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
     app: Any, client: Any, settings: Settings, redis_url: str
 ) -> None:
@@ -261,13 +271,7 @@ def test_a_table_stored_before_its_meta_named_the_bots_still_wakes_and_delivers(
     _play(client, game_id, mover["token"], discard)
     assert bots.wake_seq(waiter["bot_id"]) == seen + 1
     # The webhook bot's next decision is delivered, whichever bot moved.
-    for _ in range(50):
-        if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
-            break
-        decision = _decisions(client, second["token"])[0]
-        _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
-    else:
-        raise AssertionError("the webhook bot never had to decide")
+    _play_until_it_decides(client, game_id, first, second)
     run_jobs(app, until=lambda: len(receiver.requests) > delivered)
     version = bots.repo.load(game_id).version
     assert json.loads(receiver.requests[-1][1])["version"] == version
@@ -362,12 +366,6 @@ def test_on_a_cluster_commits_still_wake_bots_and_deliver_webhooks(cluster_app: 
     waiting.join(CAP)
     assert woken == [True] and bots.wake_seq(waiter["bot_id"]) == seen + 1
     # Every decision of the webhook bot reaches its receiver, as on a single Redis.
-    for _ in range(50):
-        if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
-            break
-        decision = _decisions(client, second["token"])[0]
-        _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
-    else:
-        raise AssertionError("the webhook bot never had to decide")
+    _play_until_it_decides(client, game_id, first, second)
     version = bots.repo.load(game_id).version
     run_jobs(cluster_app, until=lambda: any(json.loads(b)["version"] == version for _, b in receiver.requests))
