@@ -48,7 +48,6 @@ from .decisions import decision_entry, decision_key
 from .games import Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
 from .repository import GameRecord, GameRepository, Wake
-from .store import is_cluster
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -457,7 +456,7 @@ class Bots:
     def _wake(self, bot_ids: list[str], game_id: str) -> None:
         """Give each of ``bot_ids`` a wake entry for ``game_id`` (their waiting polls look again)."""
         keys = [key for bot_id in bot_ids for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
-        if not is_cluster(self.r):
+        if self.repo.single:
             if keys:
                 self._wake_script(keys=keys, args=[game_id, WAKE_KEEP])
             return
@@ -474,7 +473,7 @@ class Bots:
         it is one script, one round trip; on a cluster, where these keys live in different
         slots, separate calls (the count is then never taken here, and the games' hashes
         are left to :meth:`page`). The wake number is read before the games."""
-        if not is_cluster(self.r):
+        if self.repo.single:
             keys = [self.token_key(token_hash(token))]
             args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts]
             if slot is not None and op:

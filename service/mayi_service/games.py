@@ -125,9 +125,10 @@ class Games:
         self.load_with_seat: Callable[[str, str], tuple[GameRecord | None, int | None]] = lambda game_id, token: (
             repo.load_with_seat(game_id, token_hash(token))
         )
-        #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes and
-        #: that record's engine state if the step has it; ``None``: the commit wakes nobody
-        #: itself, and :attr:`after_commit` wakes whom it must.
+        #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes, that
+        #: record's engine state and the stored state it replaces if the step has them, and the
+        #: step's time; ``None``: the commit wakes nobody itself, and :attr:`after_commit`
+        #: wakes whom it must.
         self.plan_wake: Callable[[GameRecord, State | None, State | None, float], Wake | None] | None = None
         #: Called after every successful commit of a game (wakes the bots seated there that the
         #: commit did not wake itself), with the engine state of the committed record when the
