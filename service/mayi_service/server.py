@@ -21,6 +21,7 @@ from typing import Any
 
 from gunicorn import util
 from gunicorn.app.base import BaseApplication
+from gunicorn.http import wsgi
 from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
 from .problems import CONTENT_TYPE, PROBLEM_TYPE
@@ -105,6 +106,8 @@ class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
 
         # gunicorn's workers answer the requests they cannot parse with util.write_error (text/html).
         util.write_error = write_error
+        # wsgi.create builds every response from this module global.
+        wsgi.Response = OneWriteResponse
         self.limits = limits
         raise_open_files(2 * self.worker_connections + 256)
         super().init_process()
@@ -136,6 +139,53 @@ class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
                 raise StopIteration()  # gunicorn closes the connection
             req.body = io.BytesIO(data)
         return super().handle_request(listener_name, req, sock, addr)
+
+
+class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
+    """gunicorn's response, its head sent with the first body bytes in one write.
+
+    gunicorn writes a response's status line and headers, then its body, in two
+    sends: two TCP segments on the wire, and a client that reads the head, wakes up,
+    and must wait for the body to come in a second read. Holding the head until the
+    first body bytes (or the response's end, when it has no body) sends both at once.
+    Nothing is held longer than gunicorn itself would: it sends the head only when
+    the app gives the first body bytes, too.
+    """
+
+    _head = b""
+
+    def send_headers(self) -> None:
+        if self.headers_sent:
+            return
+        lines = self.default_headers()
+        lines.extend([f"{name}: {value}\r\n" for name, value in self.headers])
+        self._head = ("".join(lines) + "\r\n").encode("latin-1")
+        self.headers_sent = True
+
+    def _emit_body(self, data: bytes) -> None:
+        head, self._head = self._head, b""
+        if not head:
+            util.write(self.sock, data, self.chunked)
+        elif self.chunked:
+            self.sock.sendall(b"%s%X\r\n%s\r\n" % (head, len(data), data))
+        else:
+            self.sock.sendall(head + data)
+
+    def flush_head(self) -> None:
+        """Send the head if it is still held."""
+        head, self._head = self._head, b""
+        if head:
+            self.sock.sendall(head)
+
+    def sendfile(self, respiter: Any) -> bool:
+        self.send_headers()
+        self.flush_head()  # the file goes out by os.sendfile, after the head
+        return bool(super().sendfile(respiter))
+
+    def close(self) -> None:
+        self.send_headers()
+        self.flush_head()  # a response with no body bytes (204, HEAD, an empty body)
+        super().close()
 
 
 def _content_length(req: Any) -> int:
