@@ -544,8 +544,8 @@ class Bots:
             while True:
                 page = self.page(bot_id, held=held, skip=skip, read=read)
                 left = deadline - time.monotonic()
-                if page.decisions or left <= 0 or (woken and page.games == 0):
-                    return page
+                if page.decisions or left <= 0 or (page.games == 0 and (woken or held)):
+                    return page  # (no games left: those it sat in have ended; nothing will come)
                 if page.changes_at is not None:
                     left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
                 if slot is not None and not slot.held:

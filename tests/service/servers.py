@@ -46,6 +46,11 @@ class Time:
         return self.now
 
 
+#: The runners' long-poll wait: long, so that a poll the service should answer at once
+#: (a decision, the last game's end) and does not would hold a test up to its cap.
+WAIT = 60.0
+
+
 class PollingBots:
     """``run_polling`` threads, one per bot client (the ``runners`` fixture stops them however the test ends)."""
 
@@ -58,7 +63,7 @@ class PollingBots:
     def start(self, bot: Bot, client: Client) -> None:
         def run() -> None:
             try:
-                self.stats.append(run_polling(bot, client, wait=5, stop=self.stop, until_idle=True))
+                self.stats.append(run_polling(bot, client, wait=WAIT, stop=self.stop, until_idle=True))
             except BaseException as exc:  # pragma: no cover - reported by the test
                 self.crashed.append(exc)
 

@@ -214,3 +214,34 @@ def test_a_poll_query_out_of_the_common_shape_is_refused_naming_its_field(live_s
     for query in ("wait=0.25", "wait=1&wait=0", "skip=k%C3%A9y&wait=0"):  # the last two: by the schema
         answer = requests.get(f"{url}/v1/bots/me/decisions?{query}", headers=auth(token), timeout=TIMEOUT)
         assert answer.status_code == 200 and answer.json() == {"decisions": [], "games": 0, "skipped": []}, query
+
+
+def test_the_first_poll_after_the_bots_last_game_ended_answers_at_once(live_server: LiveServer) -> None:
+    """A poll that finds every game the bot sat in over answers at once with no games, woken
+    or not: here the bot itself plays the game to its end (so no wake reaches a waiting poll),
+    then asks with a wait twice as long as the client's patience. A poll of a bot with no
+    seat at all still waits (for a seat)."""
+    url = live_server.url
+    token = requests.post(f"{url}/v1/bots", json={"name": "closer"}, timeout=TIMEOUT).json()["token"]
+    game_id, person = _table(url, token, "0a" * 16)
+    rules = get_rules("may_i", LONG)
+    for _ in range(3000):
+        view = requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).json()
+        if view["status"] != "playing":
+            break
+        for who in (token, person):
+            mine = requests.get(f"{url}/v1/games/{game_id}", headers=auth(who), timeout=TIMEOUT).json()
+            if mine["status"] == "playing" and mine["legal"]:
+                path, body = move_request(choose(mine, rules))
+                moved = requests.post(f"{url}/v1/games/{game_id}/{path}", json=body, headers=auth(who), timeout=TIMEOUT)
+                assert moved.status_code == 200, moved.text
+    assert view["status"] == "finished", view["status"]
+
+    answer = requests.get(
+        f"{url}/v1/bots/me/decisions", params={"wait": 60}, headers=auth(token), timeout=TIMEOUT
+    )  # (the old code waited the whole minute: the client's timeout, half of it, failed the test)
+    assert answer.status_code == 200 and answer.json()["decisions"] == [] and answer.json()["games"] == 0
+
+    # With no game left, a poll waits again, for a seat (here: for its wait).
+    started = requests.get(f"{url}/v1/bots/me/decisions", params={"wait": 1}, headers=auth(token), timeout=CAP)
+    assert started.status_code == 200 and started.json()["games"] == 0
