@@ -21,8 +21,11 @@ to send again (reads and actions) skip the parts of ``requests.Session.request``
 nothing for a plain session: the look-ups of proxies, a CA bundle and ``.netrc``
 credentials in the environment (read once, when the client is made: see
 :class:`Client`), the merging of session settings that are empty, and a URL parsed
-anew each time (a prepared URL is reused). They still go through the session's
-transport adapter, with the same timeouts, errors and retries. A session with
+anew each time (a prepared URL is reused). To a plain-HTTP server through the stock
+transport adapter they go over the client's own kept-alive sockets
+(:mod:`mayi_sdk.direct`: ``requests``' and ``urllib3``'s layers cost more CPU than the
+rest of a decision); otherwise through the session's transport adapter; with the same
+timeouts, errors and retries either way. A session with
 anything of its own (``auth``, ``proxies``, ``params``, cookies, response hooks), or an
 environment that sets proxies, a CA bundle or ``.netrc`` credentials for the server,
 gets ``requests``' full path for every request; so does the request again when the
@@ -31,6 +34,7 @@ answer is a redirect.
 
 from __future__ import annotations
 
+import json as json_module
 import os
 import time
 import uuid
@@ -39,11 +43,14 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import requests
+import requests.adapters
 import requests.utils
 from requests.cookies import extract_cookies_to_jar
+from requests.structures import CaseInsensitiveDict
 from requests.utils import get_environ_proxies, get_netrc_auth
 
 from . import errors
+from .direct import REDIRECTS, DirectHTTP, usable
 from .models import (
     BotAccount,
     BotProfile,
@@ -133,6 +140,8 @@ class Client:
         self._ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
         #: Prepared URLs by path and query parameters (see :meth:`_prepared`).
         self._urls: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
+        #: Kept sockets for the plain path to a plain-HTTP server (see :mod:`mayi_sdk.direct`).
+        self._direct = DirectHTTP(self.base_url) if usable(self.base_url) else None
 
     def __enter__(self) -> Client:
         return self
@@ -142,6 +151,8 @@ class Client:
 
     def close(self) -> None:
         self.session.close()
+        if self._direct is not None:
+            self._direct.close()
 
     def with_token(self, token: str | None) -> Client:
         """A client for the same server acting with another token (sharing the connection pool)."""
@@ -537,16 +548,27 @@ class Client:
         safe to send twice); cookies the server sets are kept in the session, as
         ``requests`` keeps them (and the session is no longer plain)."""
         session = self.session
-        merged = dict(session.headers)  # then ours: the request's headers win (whatever their case)
+        merged = CaseInsensitiveDict(session.headers)  # then ours: the request's headers win
         merged.update(headers)
+        url = self._prepared(path, params)
+        adapter = session.get_adapter(url)
+        if self._direct is not None and type(adapter) is requests.adapters.HTTPAdapter:
+            body = None
+            if json is not None:  # as requests encodes it
+                body = json_module.dumps(json, allow_nan=False).encode("utf-8")
+                merged.setdefault("Content-Type", "application/json")
+            sent = {k: v for k, v in merged.items() if v is not None}
+            response = self._direct.send(method, url, sent, body, timeout, session.cookies)
+            if response.status_code in REDIRECTS and "Location" in response.headers:
+                return self._request(method, self.base_url + path, json, params, headers, timeout, False)
+            return response
         request = requests.PreparedRequest()
         request.prepare_method(method)
-        request.url = self._prepared(path, params)
+        request.url = url
         request.prepare_headers({k: v for k, v in merged.items() if v is not None})
         request.prepare_body(None, None, json)
         # As Session.request: a CA bundle from the environment wins over the session's ``verify``.
         verify = self._ca_bundle if session.trust_env and self._ca_bundle else session.verify
-        adapter = session.get_adapter(request.url)
         response = adapter.send(request, stream=False, timeout=timeout, verify=verify, cert=session.cert, proxies={})
         if "set-cookie" in response.headers:
             extract_cookies_to_jar(session.cookies, request, response.raw)
