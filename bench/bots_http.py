@@ -5,6 +5,10 @@ rather than take an upcard it does not want) in a process of its own, as bot pro
 do (``--threads``: all in threads of this process, where they queue for its one
 interpreter lock), against the API under gunicorn (``bench/api.py``'s server: 2 gevent
 workers) on a fresh Redis, with rate limits and clock jobs off. Every seat is a bot.
+``--webhooks``: each bot is instead the SDK's webhook receiver (``make_webhook_server``)
+on a loopback port in a process of its own, its decisions delivered by ``mayi worker``
+processes (``--job-workers``, 2) through RQ, as a webhook bot is served; measured the
+same way ("to the view" then ends when the delivery reaches the bot's ``decide``).
 
 **Decision latency**, for every move a bot commits: the time from the commit after which
 its seat could make that move (without a break) to the commit of its answer. Both are
@@ -35,6 +39,7 @@ counts only the polls; and each bot's last poll, which learns that its game ende
 brings no decision).
 
     python bench/bots_http.py [--games 4] [--seats 4] [--round 7] [--runs 3] [--threads] [--workers 2]
+                              [--webhooks [--job-workers 2]]
 
 Prints medians (with min-max over runs) and the ratios to the goals; never asserts a
 timing.
@@ -49,10 +54,12 @@ import multiprocessing
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,11 +68,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import api as bench_api
 import redis
-from api import _load, gunicorn, percentile, redis_cpu_seconds, redis_server
+from api import Server, _load, gunicorn, percentile, redis_cpu_seconds, redis_server
 
 import mayi_sdk
 from mayi_engine import get_rules, legal_moves, move_from_json, play, start_game
 from mayi_sdk import Bot, Client, DecisionList, GameView, LegalMove, RunStats, run_polling
+from mayi_sdk.webhooks import make_webhook_server
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 GOAL_MEDIAN_MS = 10.0
@@ -95,6 +103,8 @@ class RecordingClient(Client):
         super().__init__(*args, **kwargs)
         self.played = played
         self.got: dict[tuple[str, int | str], float] = {}  # (game, version or key) -> when this client got it
+        #: (webhooks) when this thread's bot was asked: the delivery reached it then
+        self.asked = threading.local()
 
     def get_decisions(self, *args: Any, **kwargs: Any) -> DecisionList:
         page = super().get_decisions(*args, **kwargs)
@@ -107,7 +117,9 @@ class RecordingClient(Client):
         self.played.sent += 1
         sent = time.time()
         precondition = kwargs.get("if_key") or if_match
-        got = self.got.get((game_id, precondition if precondition is not None else -1), sent)
+        got = self.got.get((game_id, precondition if precondition is not None else -1)) or getattr(
+            self.asked, "at", sent
+        )
         view = super().play(game_id, move, if_match=if_match, **kwargs)
         self.got[(game_id, view.version)] = time.time()
         assert view.seat is not None
@@ -185,6 +197,37 @@ def latencies(
         raise RuntimeError(f"game {game_id}: the replay of the recorded moves does not match the game")
 
 
+@dataclass(frozen=True)
+class Processes:
+    """The API server and the job workers, as one for the CPU figures."""
+
+    parts: list[Any]
+
+    @property
+    def base(self) -> str:
+        return str(self.parts[0].base)
+
+    def cpu_seconds(self) -> float:
+        return sum(part.cpu_seconds() for part in self.parts)
+
+
+@contextlib.contextmanager
+def job_worker(env: dict[str, str], logs: Path, number: int) -> Iterator[Server]:
+    """A ``mayi worker`` (RQ: it sends the webhook deliveries), stopped on exit."""
+    mayi = str(Path(sys.executable).parent / "mayi")
+    with open(logs / f"worker{number}.log", "wb") as log:
+        process = subprocess.Popen([mayi, "worker", "--no-sweeper"], env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield Server("", process.pid)
+        finally:
+            process.terminate()
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(30)
+
+
 def _cpu_now(server: Any, store: redis.Redis) -> tuple[float, float, float]:
     """CPU seconds so far of the bots (this process and its bot processes, once ended), the
     API server and Redis."""
@@ -202,26 +245,91 @@ def _bot_process(client: RecordingClient, out: Any) -> None:
     out.close()
 
 
+class AskedBot(Bot):
+    """The default ``Bot``, noting (per thread) when it is asked: for a webhook bot, when
+    the delivery reached it (its ``decide`` then runs at once, in the delivery's thread)."""
+
+    def __init__(self, client: RecordingClient) -> None:
+        super().__init__()
+        self.client = client
+
+    def decide(self, view: GameView) -> Any:
+        self.client.asked.at = time.time()
+        return super().decide(view)
+
+
+def _webhook_bot_process(client: RecordingClient, secret: str, out: Any, stop: Any) -> None:
+    """One webhook bot's process: the SDK's receiver on a loopback port (sent back), playing
+    each delivery through ``client``, until told to stop; then send back what it did."""
+    server = make_webhook_server(AskedBot(client), client, secret, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    out.send(server.server_port)
+    stop.recv()
+    server.shutdown()
+    server.server_close()
+    out.send((server.get_app().stats, client.played))
+    out.close()
+
+
+def _wait_finished(client: Client, games: list[str]) -> None:
+    """Until every game of ``games`` has ended (one light read of each game, 5 times a second)."""
+    left = list(games)
+    while left:
+        time.sleep(0.2)
+        left = [g for g in left if client.get_game(g).status != "finished"]
+
+
 def run_once(args: argparse.Namespace, server: Any, store: redis.Redis) -> dict[str, float]:
     base = server.base
     anon = Client(base, timeout=120)
     games: list[str] = []
     bots: list[RecordingClient] = []
     records: list[Played] = []
+    secrets: list[str] = []
+    seats: list[tuple[RecordingClient, str, str]] = []  # (bot, game, name): taken once the bots listen
     for g in range(args.games):
         test = {"seed": f"{g:02x}" * 16, "start_round": args.round}
         game_id = anon.create_game("may_i", args.seats, options=SLOW, test=test).game_id
         games.append(game_id)
         for s in range(args.seats):
             played = Played()
-            client = RecordingClient(base, anon.register_bot(f"bench{g}-{s}").token, timeout=120, played=played)
-            client.take_seat(game_id, f"bench{g}-{s}")
+            account = anon.register_bot(f"bench{g}-{s}")
+            client = RecordingClient(base, account.token, timeout=120, played=played)
+            seats.append((client, game_id, f"bench{g}-{s}"))
+            secrets.append(account.webhook_secret)
             bots.append(client)
             records.append(played)
+    if not args.webhooks:
+        for client, game_id, name in seats:
+            client.take_seat(game_id, name)
     stats: list[RunStats] = []
     cpu_before = _cpu_now(server, store)
     started = time.monotonic()
-    if args.threads:  # every bot a thread of this process
+    if args.webhooks:  # every bot a webhook receiver in a process of its own
+        context = multiprocessing.get_context("fork")
+        hooks = []
+        for client, secret in zip(bots, secrets, strict=True):
+            mine, theirs = context.Pipe(duplex=False)
+            told, tell = context.Pipe(duplex=False)
+            process = context.Process(target=_webhook_bot_process, args=(client, secret, theirs, told), daemon=True)
+            process.start()
+            hooks.append((process, mine, tell))
+        for client, (_, mine, _) in zip(bots, hooks, strict=True):
+            client.update_my_bot(f"http://127.0.0.1:{mine.recv()}/")
+        cpu_before = _cpu_now(server, store)
+        started = time.monotonic()
+        for client, game_id, name in seats:  # the last seat taken starts the game
+            client.take_seat(game_id, name)
+        _wait_finished(anon, games)
+        for i, (process, mine, tell) in enumerate(hooks):
+            tell.send("stop")
+            ran, played = mine.recv()
+            process.join()
+            stats.append(ran)
+            records[i].moves[:] = played.moves
+            records[i].sent = played.sent
+    elif args.threads:  # every bot a thread of this process
 
         def run(client: Client) -> None:
             stats.append(run_polling(Bot(), client, wait=30, until_idle=True))
@@ -309,6 +417,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=bench_api.SERVER_WORKERS, help="gunicorn worker processes of the API server"
     )
+    parser.add_argument(
+        "--webhooks",
+        action="store_true",
+        help="webhook bots: each bot the SDK's receiver in a process of its own, its decisions delivered by "
+        "`mayi worker` processes (default: polling bots)",
+    )
+    parser.add_argument(
+        "--job-workers", type=int, default=2, help="(--webhooks) `mayi worker` processes delivering the decisions"
+    )
     args = parser.parse_args(argv)
     bench_api.SERVER_WORKERS = args.workers
     load_before = _load()
@@ -318,7 +435,11 @@ def main(argv: list[str] | None = None) -> int:
         url, _ = stack.enter_context(redis_server(tmp))
         env = dict(os.environ, REDIS_URL=url, MAYI_KEY_PREFIX="bench-bots")
         env.update(MAYI_RATE_LIMITS_ENABLED="false", MAYI_SCHEDULE_CLOCK_JOBS="false")
-        api = stack.enter_context(gunicorn("api", "mayi_service.wsgi:app", env, tmp))
+        if args.webhooks:
+            env.update(MAYI_WEBHOOK_ALLOW_PRIVATE="true")  # the receivers listen on loopback
+        api: Any = stack.enter_context(gunicorn("api", "mayi_service.wsgi:app", env, tmp))
+        if args.webhooks:
+            api = Processes([api, *(stack.enter_context(job_worker(env, tmp, i)) for i in range(args.job_workers))])
         store = redis.Redis.from_url(url)
         for i in range(args.runs):
             found = run_once(args, api, store)
@@ -335,9 +456,17 @@ def main(argv: list[str] | None = None) -> int:
         values = [r[key] for r in runs]
         return statistics.median(values), min(values), max(values)
 
+    if args.webhooks:
+        who = (
+            f"webhook bots (the SDK's webhook receiver, default Bot, a process each; {args.job_workers} "
+            "`mayi worker` processes deliver the decisions; the goals are the polling bots')"
+        )
+    else:
+        who = (
+            f"polling bots (run_polling, default Bot, {'threads of one process' if args.threads else 'a process each'})"
+        )
     print(
-        f"{args.games} games x {args.seats} polling bots (run_polling, default Bot, "
-        f"{'threads of one process' if args.threads else 'a process each'}), {args.workers} gevent workers, "
+        f"{args.games} games x {args.seats} {who}, {args.workers} gevent workers, "
         f"from round {args.round}, "
         f"{args.runs} runs; load average before {load_before}, after {_load()}; "
         f"code: {Path(mayi_sdk.__file__).resolve().parents[2]}"
@@ -350,12 +479,18 @@ def main(argv: list[str] | None = None) -> int:
         mid, low, high = summary(key)
         print(
             f"  {label:<24} {mid:8.{digits}f}{unit} ({low:.{digits}f}-{high:.{digits}f})   goal <= {goal:g}{unit}: "
-            f"{mid / goal:.2f}x the goal, {'met' if mid <= goal else 'NOT met'}"
+            f"{mid / goal:.2f}x the goal, {'met' if round(mid, digits) <= goal else 'NOT met'}"
         )
-    print(
-        f"  requests per committed move: {summary('requests_per_move')[0]:.4f} (a decision the bot waits on "
-        "brings no move; each bot's last poll, which learns that its game ended, brings no decision)"
-    )
+    if args.webhooks:
+        print(
+            f"  requests per committed move: {summary('requests_per_move')[0]:.4f} (webhook bots send only their "
+            "moves: each decision comes to them as one delivery, the service's request)"
+        )
+    else:
+        print(
+            f"  requests per committed move: {summary('requests_per_move')[0]:.4f} (a decision the bot waits on "
+            "brings no move; each bot's last poll, which learns that its game ended, brings no decision)"
+        )
     print(
         f"  from any decision of the seat (the measure before bots could wait): median "
         f"{summary('any_median_ms')[0]:.1f} ms, p99 {summary('any_p99_ms')[0]:.1f} ms"
@@ -371,7 +506,8 @@ def main(argv: list[str] | None = None) -> int:
     client, server, store_cpu = (summary(k)[0] for k in ("client_cpu_ms", "server_cpu_ms", "redis_cpu_ms"))
     busy = summary("busy")[0]
     print(
-        f"  CPU per committed move: bots {client:.2f} ms, API server {server:.2f} ms, Redis {store_cpu:.2f} ms "
+        f"  CPU per committed move: bots {client:.2f} ms, API server{' and job workers' if args.webhooks else ''} "
+        f"{server:.2f} ms, Redis {store_cpu:.2f} ms "
         f"(total {client + server + store_cpu:.2f} ms); the {os.cpu_count()} cores {busy:.0%} busy"
     )
     cores = os.cpu_count() or 1
