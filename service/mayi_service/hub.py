@@ -6,8 +6,11 @@ Giving each its own blocking read would cost each a Redis connection (about 40 K
 in the API process, and a client slot in Redis) for as long as it waits. Instead,
 the first waiter on a game starts a reader (a greenlet under gevent, a thread
 otherwise) that blocks in ``XREAD`` on the game's event stream and wakes every
-waiter of that game when an event arrives; the reader stops once nobody waits.
-Waiters then read the events themselves, as any request does.
+waiter of that game when an event arrives; the reader stops once nobody has waited
+through one more, shorter read (``LINGER_SECONDS``): a client that waits again right
+after its answer (a bot's next decisions poll, a long-poll's next page) finds the reader
+still there, rather than paying for a new one (a greenlet, a connection taken from the
+pool and checked). Waiters then read the events themselves, as any request does.
 
 On a single Redis a reader keeps one pooled connection while it reads and sends its
 ``XREAD`` on it directly (packed by hiredis), without redis-py's per-command layers (the
@@ -33,6 +36,8 @@ log = logging.getLogger(__name__)
 #: How long one blocking read of a reader lasts; a reader with no waiters left stops
 #: within this time.
 READ_BLOCK_SECONDS = 10.0
+#: How long a reader whose waiters have all gone reads on for a new one before it stops.
+LINGER_SECONDS = 1.0
 
 
 class _Watch:
@@ -51,29 +56,24 @@ class _Watch:
     def _read(self) -> None:
         hub = self.hub
         conn = None  # (single Redis) the pooled connection this reader reads on
+        idle = False  # the last read had nobody waiting
         try:
             while True:
                 with hub.lock:
-                    if self.waiters == 0:
+                    if self.waiters == 0 and idle:
                         del hub.watches[self.key]
                         return
+                    idle = self.waiters == 0
+                block = min(hub.linger_ms, hub.block_ms) if idle else hub.block_ms
                 if hub.pool is None:
-                    found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=hub.block_ms)
+                    found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=block)
                 else:
                     if conn is None:
                         conn = hub.pool.get_connection()
-                    command = (
-                        b"XREAD",
-                        b"COUNT",
-                        100,
-                        b"BLOCK",
-                        hub.block_ms,
-                        b"STREAMS",
-                        self.key,
-                        f"{self.latest}-0",
-                    )
+                    after = f"{self.latest}-0"
+                    command = (b"XREAD", b"COUNT", 100, b"BLOCK", block, b"STREAMS", self.key, after)
                     conn.send_packed_command([hiredis.pack_command(command)])
-                    found = conn.read_response(timeout=hub.block_ms / 1000 + BLOCK_MARGIN)
+                    found = conn.read_response(timeout=block / 1000 + BLOCK_MARGIN)
                 if found:
                     # [[key, entries]] (RESP2), or {key: entries} (RESP3, on the direct read)
                     entries = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
@@ -110,6 +110,7 @@ class EventHub:
         #: The pool readers take their connection from (``None``: a cluster, read through redis-py).
         self.pool = None if is_cluster(client) or pool is None else pool
         self.block_ms = max(1, int(block_seconds * 1000))
+        self.linger_ms = max(1, int(LINGER_SECONDS * 1000))
         self.lock = threading.Lock()
         self.watches: dict[str, _Watch] = {}
 

@@ -149,6 +149,37 @@ def test_waiters_on_one_game_share_one_blocking_read(redis_url: str) -> None:
     assert hub.wait(key, 2, 0.2) is False  # nothing new: the wait times out
 
 
+def test_a_waiter_back_right_after_its_answer_finds_the_same_reader(redis_url: str) -> None:
+    """A reader whose waiters have gone reads on once more (``LINGER_SECONDS``): a client
+    that waits again at once (a bot's next poll) is served by it, not by a new reader
+    (a greenlet and a pooled connection each); it stops when nobody came back."""
+    from mayi_service.hub import EventHub
+
+    client = connect(redis_url)
+    hub = EventHub(client, block_seconds=30.0)
+    hub.linger_ms = 30_000  # (long: however slow the machine, the reader is still there)
+    key = f"t{uuid.uuid4().hex[:10]}:{{g}}:events"
+    woken: list[bool] = []
+    waiter = threading.Thread(target=lambda: woken.append(hub.wait(key, 0, 60)))
+    waiter.start()
+    end = time.monotonic() + 60
+    while not hub.watches and time.monotonic() < end:
+        time.sleep(0.01)
+    reader = hub.watches[key]
+    client.xadd(key, {"e": "{}"}, id="1-0")
+    waiter.join(60)
+    assert woken == [True] and hub.watches.get(key) is reader  # nobody waits: it reads on
+    again = threading.Thread(target=lambda: woken.append(hub.wait(key, 1, 60)))
+    again.start()
+    client.xadd(key, {"e": "{}"}, id="2-0")
+    again.join(60)
+    assert woken == [True, True]
+    while hub.readers() and time.monotonic() < end:  # each entry wakes its read: with nobody back, it stops
+        client.xadd(key, {"e": "{}"})
+        time.sleep(0.05)
+    assert hub.readers() == 0 and reader.thread.join(60) is None and not reader.thread.is_alive()
+
+
 GEVENT_SCRIPT = r"""
 from gevent import monkey
 
