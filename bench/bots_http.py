@@ -69,6 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import api as bench_api
 import redis
 from api import Server, _load, gunicorn, percentile, redis_cpu_seconds, redis_server
+from api import _stop as stop_process
 
 import mayi_sdk
 from mayi_engine import get_rules, legal_moves, move_from_json, play, start_game
@@ -220,12 +221,7 @@ def job_worker(env: dict[str, str], logs: Path, number: int) -> Iterator[Server]
         try:
             yield Server("", process.pid)
         finally:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(30)
+            stop_process(process)
 
 
 def _cpu_now(server: Any, store: redis.Redis) -> tuple[float, float, float]:
