@@ -25,6 +25,7 @@ import os
 import select
 import socket
 import threading
+import weakref
 import zlib
 from collections.abc import Mapping
 from types import SimpleNamespace
@@ -41,7 +42,8 @@ REDIRECTS = frozenset((301, 302, 303, 307, 308))
 
 class DirectHTTP:
     """HTTP/1.1 requests to the plain-HTTP server of ``base_url`` over kept-alive sockets,
-    one a thread (a socket is never shared between threads, nor with a forked child)."""
+    one a thread (a socket is never shared between threads; a forked child forgets the
+    parent's and opens its own)."""
 
     def __init__(self, base_url: str) -> None:
         parts = urlsplit(base_url)
@@ -53,6 +55,13 @@ class DirectHTTP:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._open: set[socket.socket] = set()
+        _ALL.add(self)
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's sockets (and its lock's state) are not the child's."""
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._open = set()
 
     def send(
         self,
@@ -117,12 +126,11 @@ class DirectHTTP:
 
     def _socket(self, connect: float | None) -> tuple[socket.socket, bool]:
         """This thread's kept socket and ``True``, or a new one and ``False``."""
-        kept = getattr(self._local, "kept", None)
-        if kept is not None:
-            pid, sock = kept
-            if pid == os.getpid() and sock in self._open and not _dropped(sock):
+        sock = getattr(self._local, "kept", None)
+        if sock is not None:
+            if sock in self._open and not _dropped(sock):
                 return sock, True
-            self._close(sock, pid == os.getpid())
+            self._close(sock)
         try:
             sock = socket.create_connection(self.address, timeout=connect)
         except TimeoutError as exc:
@@ -132,15 +140,27 @@ class DirectHTTP:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         with self._lock:
             self._open.add(sock)
-        self._local.kept = (os.getpid(), sock)
+        self._local.kept = sock
         return sock, False
 
-    def _close(self, sock: socket.socket, ours: bool = True) -> None:
+    def _close(self, sock: socket.socket) -> None:
         self._local.kept = None
         with self._lock:
             self._open.discard(sock)
-        if ours:  # (a socket inherited from the parent process is the parent's to close)
-            sock.close()
+        sock.close()
+
+
+#: Every :class:`DirectHTTP`, so that a forked child forgets their sockets.
+_ALL: weakref.WeakSet[DirectHTTP] = weakref.WeakSet()
+
+
+def _forget_sockets() -> None:
+    for direct in list(_ALL):
+        direct._forget()
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which does not fork)
+    os.register_at_fork(after_in_child=_forget_sockets)
 
 
 def _dropped(sock: socket.socket) -> bool:
