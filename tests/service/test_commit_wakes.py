@@ -285,14 +285,6 @@ def test_a_webhook_url_set_mid_game_gets_the_next_decision(
     first, second = register(client, None, "first"), register(client, None, "second")
     game_id = _two_bot_game(client, first, second)
 
-    def play_until_first_decides() -> None:
-        for _ in range(50):
-            if [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]:
-                return
-            decision = _decisions(client, second["token"])[0]
-            _play(client, game_id, second["token"], _choose(decision["view"]["legal"]))
-        raise AssertionError("the first bot never had to decide")
-
     def first_plays_until_it_waits() -> None:
         for _ in range(50):
             mine = [d for d in _decisions(client, first["token"]) if d["game_id"] == game_id]
@@ -304,7 +296,7 @@ def test_a_webhook_url_set_mid_game_gets_the_next_decision(
     first_plays_until_it_waits()
     changed = client.patch("/v1/bots/me", json={"webhook_url": receiver.url}, headers=auth(first["token"]))
     assert changed.status_code == 200, changed.get_json()
-    play_until_first_decides()
+    _play_until_it_decides(client, game_id, first, second)
     run_jobs(app)
     assert len(receiver.requests) == 1
     assert json.loads(receiver.requests[0][1])["version"] == _bots(app).repo.load(game_id).version
@@ -312,7 +304,7 @@ def test_a_webhook_url_set_mid_game_gets_the_next_decision(
     first_plays_until_it_waits()
     cleared = client.patch("/v1/bots/me", json={"webhook_url": None}, headers=auth(first["token"]))
     assert cleared.status_code == 200, cleared.get_json()
-    play_until_first_decides()
+    _play_until_it_decides(client, game_id, first, second)
     run_jobs(app)
     assert len(receiver.requests) == 1, "a decision was delivered after the URL was cleared"
 
