@@ -46,9 +46,10 @@ class DirectHTTP:
     parent's and opens its own)."""
 
     def __init__(self, base_url: str) -> None:
+        if not usable(base_url):
+            raise ValueError(f"not a plain-HTTP server without credentials in its URL: {base_url!r}")
         parts = urlsplit(base_url)
-        if parts.scheme != "http" or not parts.hostname:
-            raise ValueError(f"not a plain-HTTP server: {base_url!r}")
+        assert parts.hostname is not None
         self.address = (parts.hostname, parts.port or 80)
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         self.host = host if parts.port in (None, 80) else f"{host}:{parts.port}"

@@ -163,13 +163,10 @@ class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
         self.headers_sent = True
 
     def _emit_body(self, data: bytes) -> None:
+        if self.chunked:
+            data = b"%X\r\n%s\r\n" % (len(data), data)  # (as gunicorn's util.write_chunk frames it)
         head, self._head = self._head, b""
-        if not head:
-            util.write(self.sock, data, self.chunked)
-        elif self.chunked:
-            self.sock.sendall(b"%s%X\r\n%s\r\n" % (head, len(data), data))
-        else:
-            self.sock.sendall(head + data)
+        self.sock.sendall(head + data)
 
     def flush_head(self) -> None:
         """Send the head if it is still held."""
