@@ -110,17 +110,10 @@ class HouseBots:
         if seat is None:
             return False
         view = self.games.view(record, Viewer(seat), now, state)
-        # The seat on turn while others may still answer the upcard: it may take the upcard
-        # now, or draw from the stock once the window closes. Its bot is offered both, as a
-        # player at a real table would weigh them; choosing the stock means waiting (the
-        # answers, or the window's clock, commit and queue the next decision).
-        waits = seat == state.actor and bool(set(pending_claimants(state)) - {seat}) and STOCK not in view["legal"]
-        if waits:
-            view = {**view, "legal": [*view["legal"], STOCK]}
         bot = self._bot(record, seat)
         try:
-            answer = _answer(bot, view)
-            if waits and answer == STOCK:
+            answer = house_answer(bot, view, state, seat)
+            if answer is None:  # it waits: the next commit (an answer, the window's clock) asks again
                 return False
             move = move_from_json(answer)
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
@@ -151,12 +144,29 @@ class HouseBots:
         return bot
 
 
-def _answer(bot: Bot, view: dict[str, Any]) -> dict[str, Any]:
-    from mayi_sdk import GameView
-    from mayi_sdk.bot import as_legal_move
+def house_answer(bot: Bot, view: dict[str, Any], state: State, seat: int) -> dict[str, Any] | None:
+    """The move (its JSON form) the house bot ``bot`` makes now at ``seat`` from its ``view``
+    (the seat's view as the API would answer it, of engine state ``state``), or ``None``: it
+    waits (:data:`mayi_sdk.WAIT`), to be asked again when its legal moves change.
 
-    move = as_legal_move(bot.decide(GameView.from_json(view)))
-    return {"type": move.type, **move.body}
+    The seat on turn while others may still answer the upcard may take the upcard now, or
+    draw from the stock once the window closes. Its bot is offered both, as a player at a
+    real table would weigh them: choosing the stock, like answering ``WAIT``, waits (the
+    answers, or the window's clock, commit and bring the next decision). The house seats of
+    ordinary tables (:class:`HouseBots`) and of ladder matches (:mod:`mayi_service.ladder`)
+    both decide through here."""
+    from mayi_sdk import GameView
+    from mayi_sdk.bot import as_legal_move, is_wait
+
+    offered = seat == state.actor and bool(set(pending_claimants(state)) - {seat}) and STOCK not in view["legal"]
+    if offered:
+        view = {**view, "legal": [*view["legal"], STOCK]}
+    chosen = bot.decide(GameView.from_json(view))
+    if is_wait(chosen):
+        return None
+    move = as_legal_move(chosen)
+    answer = {"type": move.type, **move.body}
+    return None if offered and answer == STOCK else answer
 
 
 def run_house_job(game_id: str, version: int) -> None:
@@ -170,4 +180,4 @@ def run_house_job(game_id: str, version: int) -> None:
         log.info("house job for game %s at version %d: the game moved on", game_id, version)
 
 
-__all__ = ["HouseBots", "job_id", "run_house_job"]
+__all__ = ["HouseBots", "house_answer", "job_id", "run_house_job"]

@@ -55,6 +55,7 @@ from mayi_engine.rules import VARIANTS, get_rules
 from . import codec
 from .config import Settings
 from .games import Games, Viewer
+from .house import house_answer
 from .problems import ServiceError
 from .repository import GameRecord, TableMeta
 
@@ -516,13 +517,16 @@ class Ladder:
                 view = self.games.view(record, Viewer(seat), now, state)
                 bot = make_bot(house[seat], decision_seed(match["seed"], seat, record.version))
                 try:
-                    from .house import _answer
-
-                    move = move_from_json(_answer(bot, view))
+                    answer = house_answer(bot, view, state, seat)
+                    move = None if answer is None else move_from_json(answer)
                 except Exception:  # a reference bot's bug must not stop the match: the clock plays
                     log.exception("house bot %s in match %s seat %d", house[seat], match["match_id"], seat)
                     self._wait(record, due, renew_every)
                 else:
+                    if move is None:  # it waits for the claim window: the claimants' answers or its clock
+                        self._wait(record, due, renew_every)
+                        record = self.games.load(game_id)
+                        continue
                     played = self._play_move(record, seat, move)
                     if played is not None:
                         record = played
