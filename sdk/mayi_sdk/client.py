@@ -62,6 +62,7 @@ from .models import (
     GamePage,
     GameView,
     Health,
+    LadderBot,
     LadderEntry,
     LadderMatch,
     Leaderboard,
@@ -418,7 +419,8 @@ class Client:
 
     @operation("DELETE", "/v1/ladder/entries/{variant}")
     def leave_ladder(self, variant: str) -> None:
-        """Leave ``variant``'s ladder (matches in progress are played out)."""
+        """Leave ``variant``'s ladder (matches in progress are played out). The bot leaves the
+        leaderboard; its rating and history stay (:meth:`get_ladder_bot`)."""
         self._send("DELETE", f"/v1/ladder/entries/{_id(variant)}", retry_safe=False)
 
     @operation("GET", "/v1/ladder")
@@ -432,6 +434,12 @@ class Client:
         params = {"variant": variant, "status": status, "limit": limit}
         data = self._call("GET", "/v1/ladder/matches", params=params)
         return [LadderMatch.from_json(m) for m in data.get("matches", [])]
+
+    @operation("GET", "/v1/ladder/bots/{bot_id}")
+    def get_ladder_bot(self, bot_id: str, variant: str) -> LadderBot:
+        """The bot's rating in ``variant``'s ladder, also once it left (``entered`` false)."""
+        data = self._call("GET", f"/v1/ladder/bots/{_id(bot_id)}", params={"variant": variant})
+        return LadderBot.from_json(data)
 
     @operation("GET", "/v1/ladder/bots/{bot_id}/history")
     def get_rating_history(self, bot_id: str, variant: str, limit: int = 100) -> list[RatingPoint]:

@@ -9,18 +9,25 @@
         ├── Unauthorized            401  unauthorized
         ├── Forbidden               403  forbidden
         ├── NotFound                404  not_found
-        ├── Conflict                409  the rules forbid this now
+        │   └── NotEntered               not_entered (leaving a ladder the bot is not entered in)
+        ├── MethodNotAllowed        405  method_not_allowed
+        ├── NotAcceptable           406  not_acceptable
+        ├── Conflict                409  conflict; the rules forbid this now
         │   ├── NotYourTurn              not_your_turn
         │   ├── WrongPhase               wrong_phase
         │   ├── ClaimsOpen               claims_open (retry_after, closes_at)
         │   ├── ClaimNotAllowed          claim_not_allowed
         │   ├── GameOver                 game_over
+        │   ├── NotDue                   not_due (no deadline has passed)
         │   ├── GameStarted              game_started
         │   ├── SeatTaken                seat_taken
         │   ├── GameNotFinished          game_not_finished
+        │   ├── BotAlreadySeated         bot_already_seated
+        │   ├── HouseBotsUnavailable     house_bots_unavailable
         │   └── TooManyOpenTables        too_many_open_tables (limit)
         ├── VersionConflict         412  version_conflict (current_version)
         ├── RequestTooLarge         413  request_too_large
+        ├── UnsupportedMediaType    415  unsupported_media_type
         ├── Invalid                 422  malformed, or never allowed by the rules
         │   ├── ValidationError          validation_error (errors)
         │   ├── BadCard                  bad_card (a card code that is no card)
@@ -28,10 +35,17 @@
         │   ├── IllegalMeld              illegal_meld
         │   ├── IllegalLayOff            illegal_lay_off
         │   ├── IllegalDiscard           illegal_discard
+        │   ├── StateVersion             state_version (a saved game of another format)
         │   └── IdempotencyKeyReused     idempotency_key_reused
         ├── RateLimited             429  rate_limited (retry_after)
         ├── ServerError             500  internal_error
-        └── Unavailable             503  unavailable, busy (retry_after); the action may have been applied
+        ├── Unavailable             503  unavailable; the action may have been applied
+        │   ├── Busy                     busy (the game was too busy to commit; retry_after)
+        │   └── ServerBusy               server_busy (too many waiting requests on that process)
+        └── OtherError              any  error (an HTTP status without a code of its own)
+
+Every problem code the service declares has its own class (:data:`BY_CODE`); a code this
+version of the SDK does not know raises the class of its status.
 
 Every :class:`ResponseError` carries the server's ``detail`` (which names the rule
 or the field that was wrong) as its message.
@@ -92,6 +106,18 @@ class NotFound(ResponseError):
     status = 404
 
 
+class NotEntered(NotFound):
+    """The bot is not entered in that variant's ladder."""
+
+
+class MethodNotAllowed(ResponseError):
+    status = 405
+
+
+class NotAcceptable(ResponseError):
+    status = 406
+
+
 class Conflict(ResponseError):
     """409: the request is well formed, but the rules forbid it now."""
 
@@ -123,6 +149,10 @@ class GameOver(Conflict):
     pass
 
 
+class NotDue(Conflict):
+    pass
+
+
 class GameStarted(Conflict):
     pass
 
@@ -133,6 +163,14 @@ class SeatTaken(Conflict):
 
 class GameNotFinished(Conflict):
     pass
+
+
+class BotAlreadySeated(Conflict):
+    """The bot already holds a seat at this table (one seat per table)."""
+
+
+class HouseBotsUnavailable(Conflict):
+    """The server runs no job worker, so no house bot could play (``MAYI_SCHEDULE_CLOCK_JOBS`` off)."""
 
 
 class TooManyOpenTables(Conflict):
@@ -152,6 +190,10 @@ class VersionConflict(ResponseError):
 
 class RequestTooLarge(ResponseError):
     status = 413
+
+
+class UnsupportedMediaType(ResponseError):
+    status = 415
 
 
 class Invalid(ResponseError):
@@ -188,6 +230,10 @@ class IllegalDiscard(Invalid):
     pass
 
 
+class StateVersion(Invalid):
+    pass
+
+
 class IdempotencyKeyReused(Invalid):
     pass
 
@@ -208,24 +254,57 @@ class Unavailable(ResponseError):
     status = 503
 
 
-_BY_CODE: dict[str, type[ResponseError]] = {
+class Busy(Unavailable):
+    """The game was too busy to commit after many retries: retry after ``retry_after``."""
+
+
+class ServerBusy(Unavailable):
+    """The server process holds as many event streams and waiting long-polls as it may."""
+
+
+class OtherError(ResponseError):
+    """An HTTP error without a code of its own (code ``error``; any status)."""
+
+
+#: The exception of each problem code (each code its own class).
+BY_CODE: dict[str, type[ResponseError]] = {
+    "bad_request": BadRequest,
+    "unauthorized": Unauthorized,
+    "forbidden": Forbidden,
+    "not_found": NotFound,
+    "not_entered": NotEntered,
+    "method_not_allowed": MethodNotAllowed,
+    "not_acceptable": NotAcceptable,
+    "conflict": Conflict,
     "not_your_turn": NotYourTurn,
     "wrong_phase": WrongPhase,
     "claims_open": ClaimsOpen,
     "claim_not_allowed": ClaimNotAllowed,
     "game_over": GameOver,
+    "not_due": NotDue,
     "game_started": GameStarted,
     "seat_taken": SeatTaken,
     "game_not_finished": GameNotFinished,
+    "bot_already_seated": BotAlreadySeated,
+    "house_bots_unavailable": HouseBotsUnavailable,
     "too_many_open_tables": TooManyOpenTables,
+    "version_conflict": VersionConflict,
+    "request_too_large": RequestTooLarge,
+    "unsupported_media_type": UnsupportedMediaType,
     "validation_error": ValidationError,
     "bad_card": BadCard,
     "card_not_in_hand": CardNotInHand,
     "illegal_meld": IllegalMeld,
     "illegal_lay_off": IllegalLayOff,
     "illegal_discard": IllegalDiscard,
+    "state_version": StateVersion,
     "idempotency_key_reused": IdempotencyKeyReused,
-    "version_conflict": VersionConflict,
+    "rate_limited": RateLimited,
+    "internal_error": ServerError,
+    "unavailable": Unavailable,
+    "busy": Busy,
+    "server_busy": ServerBusy,
+    "error": OtherError,
 }
 
 _BY_STATUS: dict[int, type[ResponseError]] = {
@@ -235,9 +314,12 @@ _BY_STATUS: dict[int, type[ResponseError]] = {
         Unauthorized,
         Forbidden,
         NotFound,
+        MethodNotAllowed,
+        NotAcceptable,
         Conflict,
         VersionConflict,
         RequestTooLarge,
+        UnsupportedMediaType,
         Invalid,
         RateLimited,
         ServerError,
@@ -250,7 +332,7 @@ def error_for(status_code: int, problem: dict[str, Any]) -> ResponseError:
     """The exception for an error response: by its problem ``code``, else by its status."""
     code = str(problem.get("code") or "")
     detail = str(problem.get("detail") or problem.get("title") or f"HTTP {status_code}")
-    cls = _BY_CODE.get(code)
+    cls = BY_CODE.get(code)
     if cls is None or (cls.status and cls.status != status_code):
         cls = _BY_STATUS.get(status_code, ServerError if status_code >= 500 else ResponseError)
     return cls(status_code, code, detail, problem)

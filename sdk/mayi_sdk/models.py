@@ -164,8 +164,13 @@ class LegalMove:
 
     @property
     def path(self) -> str:
-        """The action endpoint under ``/v1/games/{id}/``."""
-        return MOVE_PATHS[self.type]
+        """The action endpoint under ``/v1/games/{id}/``; a ``type`` that is no move's is a
+        :class:`ValueError` naming it and the known ones."""
+        found = MOVE_PATHS.get(self.type)
+        if found is None:
+            known = ", ".join(MOVE_PATHS)
+            raise ValueError(f"type: {self.type!r} is not a move type (known: {known})")
+        return found
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.body.items())
@@ -604,9 +609,93 @@ class Leaderboard:
 
 
 @dataclass(frozen=True)
+class LadderBot:
+    """A bot's rating in a variant's ladder, entered or not: ``entered`` is false once it
+    left (it is then off the leaderboard: ``rank`` and ``max_games`` are ``None``), and
+    its rating and history stay."""
+
+    variant: str
+    bot_id: str
+    name: str
+    house: bool
+    entered: bool
+    rank: int | None
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    mean_score: float | None
+    provisional: bool
+    max_games: int | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderBot:
+        mean, rank, most = data.get("mean_score"), data.get("rank"), data.get("max_games")
+        return cls(
+            data["variant"],
+            data["bot_id"],
+            data["name"],
+            bool(data["house"]),
+            bool(data["entered"]),
+            None if rank is None else int(rank),
+            float(data["rating"]),
+            float(data["mu"]),
+            float(data["sigma"]),
+            int(data["games"]),
+            int(data["wins"]),
+            None if mean is None else float(mean),
+            bool(data["provisional"]),
+            None if most is None else int(most),
+        )
+
+
+@dataclass(frozen=True)
+class LadderSeat:
+    """A seat of a ladder match: its bot, and the reference bot's name if a house entrant."""
+
+    seat: int
+    bot_id: str
+    name: str
+    house: str | None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderSeat:
+        return cls(int(data["seat"]), data["bot_id"], data["name"], data.get("house"))
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    """A seat's result in a finished ladder match: final ``score`` (penalty points),
+    ``place`` (1 = best; equal scores share it) and its rating before and after."""
+
+    seat: int
+    bot_id: str
+    name: str
+    house: str | None
+    score: int
+    place: int
+    rating_before: float
+    rating_after: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LadderResult:
+        return cls(
+            int(data["seat"]),
+            data["bot_id"],
+            data["name"],
+            data.get("house"),
+            int(data["score"]),
+            int(data["place"]),
+            float(data["rating_before"]),
+            float(data["rating_after"]),
+        )
+
+
+@dataclass(frozen=True)
 class LadderMatch:
     """A ladder match: its game (``game_id``: its replay), seats and, once finished, its
-    ``standings`` (per seat: ``score``, ``place``, ``rating_before``, ``rating_after``)."""
+    ``standings`` (one :class:`LadderResult` per seat)."""
 
     match_id: str
     variant: str
@@ -614,8 +703,8 @@ class LadderMatch:
     status: str
     created_at: float
     finished_at: float | None
-    seats: list[dict[str, Any]]
-    standings: list[dict[str, Any]] | None
+    seats: list[LadderSeat]
+    standings: list[LadderResult] | None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> LadderMatch:
@@ -628,8 +717,8 @@ class LadderMatch:
             data["status"],
             float(data["created_at"]),
             None if finished is None else float(finished),
-            _list(data, "seats"),
-            None if standings is None else list(standings),
+            [LadderSeat.from_json(s) for s in _list(data, "seats")],
+            None if standings is None else [LadderResult.from_json(s) for s in standings],
         )
 
 

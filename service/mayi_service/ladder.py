@@ -26,12 +26,13 @@ of each variant, so a ladder always has opponents.
   history.
 
 Redis keys, all of one variant under one hash tag ``{ladder:<variant>}`` (one cluster slot):
-``entries`` (hash entrant → JSON), ``active`` (hash entrant → matches in progress),
-``ratings`` (hash entrant → JSON), ``last`` (hash entrant → when it was last matched),
-``match:<id>`` (JSON), ``open`` (set of unfinished match ids), ``done`` (sorted set of
-finished match ids by completion number), ``seq``, ``rev`` (bumped by every rating
-change), ``history:<entrant>`` (list of JSON), ``lease:<id>``, ``attempts`` and ``queued``
-(hashes match → runs queued again by the sweep, and when), ``tick``.
+``entries`` (hash entrant → JSON), ``left`` (hash entrant → its entry, once it left),
+``active`` (hash entrant → matches in progress), ``ratings`` (hash entrant → JSON),
+``last`` (hash entrant → when it was last matched), ``match:<id>`` (JSON), ``open`` (set
+of unfinished match ids), ``done`` (sorted set of finished match ids by completion
+number), ``seq``, ``rev`` (bumped by every rating change), ``history:<entrant>`` (list of
+JSON), ``lease:<id>``, ``attempts`` and ``queued`` (hashes match → runs queued again by
+the sweep, and when), ``tick``.
 """
 
 from __future__ import annotations
@@ -237,7 +238,10 @@ class Ladder:
     def enter(self, variant: str, entry: Entry) -> Entry:
         """Enter (or update the limit of) ``entry``; a bot keeps its rating and history."""
         _variant(variant)
-        self.r.hset(self.key(variant, "entries"), entry.entrant, codec.dump(entry.to_json()))
+        pipe = self.r.pipeline()
+        pipe.hset(self.key(variant, "entries"), entry.entrant, codec.dump(entry.to_json()))
+        pipe.hdel(self.key(variant, "left"), entry.entrant)
+        pipe.execute()
         return entry
 
     def enter_bot(self, variant: str, bot_id: str, max_games: int) -> Entry:
@@ -262,9 +266,17 @@ class Ladder:
         return made
 
     def leave(self, variant: str, entrant: str) -> bool:
-        """Leave the ladder (matches in progress are played out). False if not entered."""
+        """Leave the ladder (matches in progress are played out). False if not entered.
+        The bot's rating and history stay (:meth:`standing`), and so does its entry, under
+        ``left``: entering again resumes them."""
         _variant(variant)
-        return bool(self.r.hdel(self.key(variant, "entries"), entrant))
+        raw = self.r.hget(self.key(variant, "entries"), entrant)
+        if raw is None:
+            return False
+        pipe = self.r.pipeline()
+        pipe.hdel(self.key(variant, "entries"), entrant)
+        pipe.hset(self.key(variant, "left"), entrant, raw)
+        return bool(pipe.execute()[0])
 
     def entry(self, variant: str, entrant: str) -> Entry | None:
         raw = self.r.hget(self.key(variant, "entries"), entrant)
@@ -639,31 +651,31 @@ class Ladder:
         return {k.decode(): dict(codec.load(v)) for k, v in raw.items()}
 
     def leaderboard(self, variant: str) -> list[dict[str, Any]]:
-        """The entrants by their conservative rating, best first."""
+        """The bots entered now, by their conservative rating, best first (a bot that left
+        is not on it; its rating and history stay: :meth:`standing`, :meth:`history`)."""
         _variant(variant)
         ratings = self.ratings(variant)
-        rows = []
-        for entry in self.entries(variant):
-            r = ratings.get(entry.entrant) or _fresh()
-            rows.append(
-                {
-                    "bot_id": entry.entrant,
-                    "name": entry.name,
-                    "house": entry.house is not None,
-                    "rating": round(ordinal(r["mu"], r["sigma"]), 3),
-                    "mu": round(r["mu"], 3),
-                    "sigma": round(r["sigma"], 3),
-                    "games": r["games"],
-                    "wins": r["wins"],
-                    "mean_score": round(r["score_sum"] / r["games"], 2) if r["games"] else None,
-                    "provisional": r["games"] < PROVISIONAL_GAMES,
-                    "max_games": entry.max_games,
-                }
-            )
+        rows = [_row(entry, ratings.get(entry.entrant)) for entry in self.entries(variant)]
         rows.sort(key=lambda row: (-row["rating"], row["bot_id"]))
         for rank, row in enumerate(rows, start=1):
             row["rank"] = rank
         return rows
+
+    def standing(self, variant: str, entrant: str) -> dict[str, Any] | None:
+        """The bot's rating now, entered or not: its leaderboard row (``rank`` and
+        ``max_games``: ``None`` once it left) and ``entered``. ``None``: it never entered."""
+        _variant(variant)
+        entry = self.entry(variant, entrant)
+        if entry is not None:
+            row = next(r for r in self.leaderboard(variant) if r["bot_id"] == entrant)
+            return {**row, "entered": True}
+        raw = self.r.hget(self.key(variant, "left"), entrant)
+        rating = self.r.hget(self.key(variant, "ratings"), entrant)
+        if raw is None and rating is None:
+            return None
+        left = Entry(**codec.load(raw)) if raw is not None else Entry(entrant, entrant, 0, 0.0)
+        row = _row(left, None if rating is None else dict(codec.load(rating)))
+        return {**row, "rank": None, "max_games": None, "entered": False}
 
     def matches(self, variant: str, limit: int = 20, status: str = "finished") -> list[dict[str, Any]]:
         """Recent matches, newest first: finished ones by completion, or those in progress."""
@@ -689,6 +701,24 @@ class Ladder:
     def tick(self, variant: str, every: float) -> bool:
         """True once per ``every`` seconds for all workers together (who queues the matchmaking)."""
         return bool(self.r.set(self.key(variant, "tick"), "1", nx=True, px=max(1, int(every * 1000))))
+
+
+def _row(entry: Entry, rating: dict[str, Any] | None) -> dict[str, Any]:
+    """A leaderboard row (without its rank) of ``entry`` rated ``rating``."""
+    r = rating or _fresh()
+    return {
+        "bot_id": entry.entrant,
+        "name": entry.name,
+        "house": entry.house is not None,
+        "rating": round(ordinal(r["mu"], r["sigma"]), 3),
+        "mu": round(r["mu"], 3),
+        "sigma": round(r["sigma"], 3),
+        "games": r["games"],
+        "wins": r["wins"],
+        "mean_score": round(r["score_sum"] / r["games"], 2) if r["games"] else None,
+        "provisional": r["games"] < PROVISIONAL_GAMES,
+        "max_games": entry.max_games,
+    }
 
 
 def _fresh() -> dict[str, Any]:

@@ -208,7 +208,7 @@ def test_bot_tokens_rotate_and_errors_name_the_problem(base: str) -> None:
     bot = _bot(base, "rotor")
     game_id = _table(base, "may_i", 2)
     bot.take_seat(game_id, "rotor")
-    with pytest.raises(errors.Conflict) as twice:
+    with pytest.raises(errors.BotAlreadySeated) as twice:
         bot.take_seat(game_id, "rotor again")
     assert twice.value.code == "bot_already_seated" and game_id in twice.value.detail
     old = Client(base, bot.token)

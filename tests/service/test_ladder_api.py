@@ -12,7 +12,7 @@ import pytest
 from ladder_workers import make_ladder
 
 from mayi_bots import NAMES, RandomBot
-from mayi_sdk import Client, errors, run_polling
+from mayi_sdk import Client, LadderResult, LadderSeat, errors, run_polling
 
 VARIANT = "may_i"
 
@@ -49,8 +49,15 @@ def test_a_bot_enters_plays_through_the_api_and_reads_its_ladder(app: Any, live_
         (match,) = anon.list_ladder_matches(VARIANT)
         assert match.match_id == match_id and match.status == "finished" and match.standings is not None
         replay = anon.get_replay(match.game_id)
-        assert [s["score"] for s in match.standings] == replay.totals
-        seat = next(s["seat"] for s in match.standings if s["bot_id"] == account.bot_id)
+        assert all(isinstance(s, LadderSeat) for s in match.seats)
+        assert all(isinstance(s, LadderResult) for s in match.standings)
+        assert [s.score for s in match.standings] == replay.totals
+        assert [(s.seat, s.bot_id, s.name, s.house) for s in match.standings] == [
+            (s.seat, s.bot_id, s.name, s.house) for s in match.seats
+        ]
+        seat = next(s.seat for s in match.standings if s.bot_id == account.bot_id)
+        assert next(s.house for s in match.seats if s.seat == seat) is None
+        assert all(s.rating_after != s.rating_before for s in match.standings)
         events = replay.events
         assert not [e for e in events if e.seat == seat and e.timeout]  # it played every decision itself
         (point,) = bot.get_rating_history(account.bot_id, VARIANT)
@@ -63,10 +70,33 @@ def test_a_bot_enters_plays_through_the_api_and_reads_its_ladder(app: Any, live_
         house = next(r for r in board.standings if r.house and r.games == 1)
         assert anon.get_rating_history(house.bot_id, VARIANT)[0].match_id == match_id
 
+        page = anon.get_ladder_bot(account.bot_id, VARIANT)
+        assert (page.entered, page.rank, page.max_games, page.games) == (True, mine.rank, 1, 1)
+
         bot.leave_ladder(VARIANT)
-        with pytest.raises(errors.NotFound) as again:
+        with pytest.raises(errors.NotEntered) as again:
             bot.leave_ladder(VARIANT)
         assert again.value.code == "not_entered" and "variant" in again.value.detail
+        # The leaderboard lists the bots entered now; one that left keeps its rating and history.
         assert account.bot_id not in {r.bot_id for r in anon.get_leaderboard(VARIANT).standings}
-        # Its history stays.
+        page = anon.get_ladder_bot(account.bot_id, VARIANT)
+        assert (page.bot_id, page.name, page.house, page.entered, page.rank, page.max_games) == (
+            account.bot_id,
+            "Polly",
+            False,
+            False,
+            None,
+            None,
+        )
+        assert (page.games, page.wins, page.mean_score) == (mine.games, mine.wins, mine.mean_score)
+        assert page.rating == pytest.approx(point.rating, abs=1e-3)
         assert len(anon.get_rating_history(account.bot_id, VARIANT)) == 1
+        # Entering again resumes them.
+        bot.enter_ladder(VARIANT, max_games=2)
+        back = next(r for r in anon.get_leaderboard(VARIANT).standings if r.bot_id == account.bot_id)
+        assert (back.games, back.rating, back.max_games) == (1, mine.rating, 2)
+        page = anon.get_ladder_bot(account.bot_id, VARIANT)
+        assert (page.entered, page.rank, page.max_games) == (True, back.rank, 2)
+        with pytest.raises(errors.NotFound) as never:
+            anon.get_ladder_bot("b_never_entered", VARIANT)
+        assert never.value.code == "not_found" and "bot_id" in never.value.detail

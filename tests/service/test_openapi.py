@@ -53,6 +53,7 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("post", "/v1/ladder/entries"): BODY_ERRORS | {401, 429},
     ("delete", "/v1/ladder/entries/{variant}"): {401, 404, 429},
     ("get", "/v1/ladder/matches"): {422, 429},
+    ("get", "/v1/ladder/bots/{bot_id}"): {404, 422, 429},
     ("get", "/v1/ladder/bots/{bot_id}/history"): {404, 422, 429},
 }
 
@@ -282,6 +283,9 @@ def test_provoked_errors_are_documented_as_sent(client: Any, spec: dict[str, Any
     send("delete", leave, "/v1/ladder/entries/may_i", expect=404, headers=bot)
     send("get", "/v1/ladder", "/v1/ladder?variant=chess", expect=422)
     send("get", "/v1/ladder/matches", "/v1/ladder/matches?variant=may_i&limit=0", expect=422)
+    page = "/v1/ladder/bots/{bot_id}"
+    send("get", page, "/v1/ladder/bots/b_nobody?variant=may_i", expect=404)
+    send("get", page, "/v1/ladder/bots/b_nobody", expect=422)
     history = "/v1/ladder/bots/{bot_id}/history"
     send("get", history, "/v1/ladder/bots/b_nobody/history?variant=may_i", expect=404)
     send("get", history, "/v1/ladder/bots/b_nobody/history", expect=422)

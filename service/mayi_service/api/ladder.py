@@ -80,6 +80,15 @@ class StandingSchema(Schema):
     max_games = s._req(fields.Integer)
 
 
+class LadderBotSchema(StandingSchema):
+    variant = s._req(fields.String)
+    entered = s._req(fields.Boolean, metadata={"description": "On the leaderboard now (false once it left)"})
+    rank = s._req(
+        fields.Integer, allow_none=True, metadata={"description": "Its place on the board; null once it left"}
+    )
+    max_games = s._req(fields.Integer, allow_none=True, metadata={"description": "null once it left"})
+
+
 class LeaderboardSchema(Schema):
     variant = s._req(fields.String)
     standings = s._req(fields.List, fields.Nested(StandingSchema))
@@ -146,9 +155,10 @@ class Leaderboard(MethodView):
     def get(self, query: dict[str, Any]) -> dict[str, Any]:
         """The leaderboard of a variant
 
-        Every bot entered (house bots too), best first by the conservative rating
+        Every bot entered now (house bots too), best first by the conservative rating
         `mu - 3 sigma`, with its games, wins, mean score and whether its rating is
-        still provisional.
+        still provisional. A bot that left is not listed; its rating and history
+        stay (`GET /v1/ladder/bots/{bot_id}`).
         """
         return {"variant": query["variant"], "standings": ladder().leaderboard(query["variant"])}
 
@@ -179,8 +189,9 @@ class Entry(MethodView):
     def delete(self, variant: str) -> Response:
         """Leave the ladder of a variant
 
-        No new match seats the bot; matches in progress are played out. The rating
-        and its history are kept (entering again resumes them).
+        No new match seats the bot; matches in progress are played out. It leaves
+        the leaderboard; its rating and history are kept (`GET
+        /v1/ladder/bots/{bot_id}` and its history), and entering again resumes them.
         """
         bot_id = bots().require(bearer_token())
         if variant not in VARIANTS or not ladder().leave(variant, bot_id):
@@ -204,6 +215,25 @@ class Matches(MethodView):
         return {"matches": ladder().matches(query["variant"], query["limit"], query["status"])}
 
 
+@blp.route("/bots/<string:bot_id>")
+class LadderBot(MethodView):
+    @blp.arguments(VariantQuerySchema, location="query")
+    @blp.response(200, LadderBotSchema)
+    @blp.doc(operationId="getLadderBot")
+    @document_errors(404, 422, 429, 503)
+    def get(self, query: dict[str, Any], bot_id: str) -> dict[str, Any]:
+        """A bot's rating in a variant
+
+        Its leaderboard row (rating, games, wins, mean score), entered or not: a bot
+        that left the ladder is no longer on the leaderboard (`entered` false, `rank`
+        null), and keeps its rating and history here and at `.../history`.
+        """
+        found = ladder().standing(query["variant"], bot_id)
+        if found is None:
+            raise ServiceError(404, "not_found", f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
+        return {"variant": query["variant"], **found}
+
+
 @blp.route("/bots/<string:bot_id>/history")
 class History(MethodView):
     @blp.arguments(HistoryQuerySchema, location="query")
@@ -217,6 +247,6 @@ class History(MethodView):
         """
         board = ladder()
         history = board.history(query["variant"], bot_id, query["limit"])
-        if not history and board.entry(query["variant"], bot_id) is None:
-            raise ServiceError(404, "not_found", f"bot_id: {bot_id!r} has played no {query['variant']!r} ladder match")
+        if not history and board.standing(query["variant"], bot_id) is None:
+            raise ServiceError(404, "not_found", f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
         return {"variant": query["variant"], "bot_id": bot_id, "history": history}
