@@ -104,8 +104,9 @@ class Settings:
     bot_idle_ttl: int = 90 * 24 * 3600
     #: The bot ladder (docs/ladder.md). How often the workers queue a matchmaking job per variant.
     ladder_every_seconds: float = 5.0
-    #: A match job's lease: another worker resumes a match whose job has not renewed it this long.
-    ladder_lease_seconds: float = 30.0
+    #: A match job's lease, renewed every third of it: a match whose job has not renewed it
+    #: this long (its worker died) is resumed by another worker, about this long plus a fifth later.
+    ladder_lease_seconds: float = 5.0
     #: Ladder matches of one variant in progress at once (0: no bound).
     ladder_max_matches: int = 4
     #: The RQ timeout of one match job, in seconds.

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, legal_moves, move_from_json, pending_claimants
 from mayi_engine.game import standings
-from mayi_engine.rules import VARIANTS, get_rules
+from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
 
 from . import codec
 from .config import Settings
@@ -84,6 +84,10 @@ BETA = SIGMA / 2
 TAU = MU / 300
 #: The conservative estimate the leaderboard orders by: mu minus this many sigmas.
 Z = 3.0
+#: The longest value the rules allow of each table option (the clocks of house-only tables).
+LONGEST_CLOCKS = {option.name: option.high for option in COMMON_OPTIONS}
+#: How often, as a share of the lease, the workers look for matches whose lease lapsed.
+SWEEP_SHARE = 0.2
 
 _CREATE = """
 local n = tonumber(ARGV[3])
@@ -478,7 +482,7 @@ class Ladder:
         names = tuple(s["name"] for s in match["seats"])
         meta = TableMeta(
             variant=variant,
-            options=self._options(variant),
+            options=self._options(variant, all(s["house"] for s in match["seats"])),
             seats=len(names),
             names=names,
             rated=True,
@@ -501,8 +505,13 @@ class Ladder:
     def _start_round(self, variant: str) -> int:
         return max(1, min(self.settings.ladder_start_round, len(get_rules(variant).rounds)))
 
-    def _options(self, variant: str) -> dict[str, Any]:
-        """The ladder's clocks (the same for every variant)."""
+    def _options(self, variant: str, house_only: bool = False) -> dict[str, Any]:
+        """The ladder's clocks (the same for every variant). A table of house bots only has
+        the longest clocks the rules allow: its seats are all played by the match job, so
+        no seat can leave a decision unanswered, and a job that dies must leave its match
+        to the next run (which plays the moves this one would have), not to the clocks."""
+        if house_only:
+            return {name: LONGEST_CLOCKS[name] for name in ("claim_seconds", "turn_seconds")}
         return {"claim_seconds": self.settings.ladder_claim_seconds, "turn_seconds": self.settings.ladder_turn_seconds}
 
     def _play(self, match: dict[str, Any], record: GameRecord, keep: Any) -> GameRecord:
@@ -799,14 +808,32 @@ def schedule_matchmaking(ladder: Ladder, variants: Sequence[str] | None = None) 
     return count
 
 
+def sweep_lapsed(ladder: Ladder, variants: Sequence[str] | None = None) -> list[str]:
+    """Queue a new run of every match whose lease lapsed (:meth:`Ladder.sweep`), once per
+    :data:`SWEEP_SHARE` of the lease for all workers together, so that a match whose worker
+    died resumes about a lease after its last renewal, not at the next matchmaking."""
+    if ladder.queue is None:
+        return []
+    found: list[str] = []
+    every = max(0.1, ladder.settings.ladder_lease_seconds * SWEEP_SHARE)
+    for variant in variants or ladder.settings.ladder_variants or VARIANTS:
+        if bool(ladder.r.set(ladder.key(variant, "sweep-tick"), "1", nx=True, px=max(1, int(every * 1000)))):
+            found += ladder.sweep(variant)
+    return found
+
+
 def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
-    """A daemon thread that queues the matchmaking jobs (:func:`schedule_matchmaking`) until ``stop``."""
+    """A daemon thread that queues the matchmaking jobs (:func:`schedule_matchmaking`) and
+    the new runs of the matches whose worker died (:func:`sweep_lapsed`) until ``stop``."""
 
     def loop() -> None:
-        every = max(0.2, ladder.settings.ladder_every_seconds / 2)
+        settings = ladder.settings
+        every = max(0.1, min(settings.ladder_every_seconds, settings.ladder_lease_seconds * SWEEP_SHARE) / 2)
         while not stop.wait(every):
             try:
                 schedule_matchmaking(ladder)
+                for match_id in sweep_lapsed(ladder):
+                    log.warning("ladder: match %s lost its worker (its lease lapsed); queued a new run", match_id)
             except Exception:  # Redis away: the next tick tries again
                 log.warning("ladder: could not queue the matchmaking", exc_info=True)
 
@@ -824,4 +851,5 @@ __all__ = [
     "run_matchmaking_job",
     "schedule_matchmaking",
     "start_ticker",
+    "sweep_lapsed",
 ]

@@ -26,6 +26,8 @@ from .store import connect, redis_url
 
 #: How long stopping the workers may take before they are killed (seconds).
 STOP_SECONDS = 30.0
+#: Workers that stopped are replaced, up to this many times per worker asked for.
+RESTARTS_PER_WORKER = 5
 
 
 def _workers(count: int, env: dict[str, str]) -> list[subprocess.Popen[bytes]]:
@@ -49,6 +51,15 @@ def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
             proc.wait()
 
 
+def _how(returncode: int | None) -> str:
+    if returncode is not None and returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
 def _wait_ready(ladder: Ladder, procs: list[subprocess.Popen[bytes]], most: float = 120.0) -> None:
     """Wait until every worker listens on the ladder queue (their start is no match's time)."""
     from rq import Worker
@@ -65,9 +76,10 @@ def _wait_ready(ladder: Ladder, procs: list[subprocess.Popen[bytes]], most: floa
 def run_local_ladder(
     variant: str, matches: int, workers: int, players: int | None = None, *, progress: bool = True
 ) -> dict[str, Any]:
-    """Play ``matches`` house-bot matches of ``variant`` with ``workers`` worker processes;
+    """Play ``matches`` house-bot matches of ``variant`` with ``workers`` worker processes
+    (a worker that stops is replaced, and its match resumes on the next free worker);
     return the leaderboard and the run's figures (matches a minute; the share of the
-    matches' time spent outside playing)."""
+    matches' time spent outside playing; the workers replaced)."""
     import mayi_bots
 
     base = Settings.from_env()
@@ -98,6 +110,7 @@ def run_local_ladder(
     started = time.perf_counter()  # from when every worker listens
     created: list[str] = []
     finished: dict[str, dict[str, Any]] = {}
+    replaced = 0
     bar = None
     try:
         if progress:
@@ -121,8 +134,18 @@ def run_local_ladder(
                     finished[match_id] = match
             if bar is not None:
                 bar.update(task, completed=len(finished))
-            if all(proc.poll() is not None for proc in procs):
-                raise RuntimeError("every mayi worker stopped; see the messages above")
+            for n, proc in enumerate(procs):
+                if proc.poll() is None:
+                    continue
+                if replaced >= RESTARTS_PER_WORKER * workers:
+                    raise RuntimeError("the mayi workers keep stopping; see the messages above")
+                (procs[n],) = _workers(1, env)
+                replaced += 1
+                print(
+                    f"mayi ladder run: worker {proc.pid} stopped ({_how(proc.returncode)}); "
+                    f"started worker {procs[n].pid} in its place (a match it played resumes on the next free worker)",
+                    file=sys.stderr,
+                )
             time.sleep(0.05)
     finally:
         if bar is not None:
@@ -140,6 +163,7 @@ def run_local_ladder(
         "match_seconds": round(sum(walls) / len(walls), 4),
         "play_seconds": round(sum(plays) / len(plays), 4),
         "overhead_share": round(1 - sum(plays) / sum(walls), 4) if sum(walls) > 0 else 0.0,
+        "workers_replaced": replaced,
         "leaderboard": ladder.leaderboard(variant),
         "match_ids": created,
     }

@@ -8,6 +8,7 @@ a state with a generous cap: nothing here asserts on time.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import Counter
 from dataclasses import replace
@@ -19,6 +20,7 @@ from ladder_workers import ladder_settings, make_ladder, wait_for, workers
 from rq.registry import StartedJobRegistry
 
 import mayi_bots
+from mayi_service.config import Settings
 from mayi_service.ladder import HOUSE, Ladder, house_id
 
 VARIANT = "may_i"
@@ -90,41 +92,81 @@ def test_ratings_order_the_reference_bots_strong_above_greedy_above_random(tmp_p
     assert by_bot[house_id("strong")]["mu"] > by_bot[house_id("greedy")]["mu"] > by_bot[house_id("random")]["mu"]
 
 
-def test_a_worker_killed_mid_match_leaves_it_to_another_with_the_same_standings(tmp_path: Path, redis_url: str) -> None:
-    # Whole games: long enough to kill the worker in the middle of one.
-    settings = ladder_settings(redis_url, ladder_start_round=1, ladder_lease_seconds=2.0)
+#: Keys of an event that say when it happened (or when a clock set then runs out), not what.
+TIMES = {"time", "closes_at", "deadline", "turn_deadline"}
+
+
+def _moves(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k not in TIMES} for e in events]
+
+
+def _worker_running(ladder: Ladder, job_id: str) -> int | None:
+    """The pid of the RQ worker running ``job_id`` now."""
+    from rq import Worker as RQWorker
+
+    assert ladder.queue is not None
+    for found in RQWorker.all(queue=ladder.queue):
+        if found.get_current_job_id() == job_id:
+            return found.pid
+    return None
+
+
+def test_a_worker_killed_mid_match_is_resumed_at_once_by_another_playing_the_same_moves(
+    tmp_path: Path, redis_url: str
+) -> None:
+    # Whole games (long enough to kill the worker in the middle of one), the lease and the
+    # ladder's clocks as a user gets them (ladder_settings shortens the lease and the clocks).
+    defaults = Settings()
+    settings = ladder_settings(
+        redis_url,
+        ladder_start_round=1,
+        ladder_every_seconds=defaults.ladder_every_seconds,
+        ladder_lease_seconds=defaults.ladder_lease_seconds,
+        ladder_turn_seconds=defaults.ladder_turn_seconds,
+        ladder_claim_seconds=defaults.ladder_claim_seconds,
+    )
     ladder = make_ladder(settings)
     seats = _house_entrants(ladder, 3)[:3]
     seed = "5eed" * 8
     with workers(tmp_path, settings) as start:
-        first = start()
+        started = {w.proc.pid: w for w in (start(), start())}
         match_id = ladder.create_match(VARIANT, seats, seed)
         assert match_id is not None
-        wait_for(lambda: (ladder.repo.load(match_id) or _Nothing).version >= 200, "the match under way", logs=[first])
-        first.kill()
+        wait_for(
+            lambda: (ladder.repo.load(match_id) or _Nothing).version >= 200,
+            "the match under way",
+            logs=started.values(),
+        )
+        pid = wait_for(lambda: _worker_running(ladder, f"match-{match_id}-1"), "the match's worker")
+        started[pid].kill()
         killed_at = ladder.repo.load(match_id)
         assert killed_at is not None and killed_at.status == "playing"
-        second = start()
         wait_for(
             lambda: (ladder.match(VARIANT, match_id) or {}).get("status") == "finished",
-            "the match finished by the second worker",
-            logs=[first, second],
+            "the match finished by the other worker",
+            logs=started.values(),
         )
     resumed = ladder.match(VARIANT, match_id)
     assert resumed is not None and ladder.attempts(VARIANT, match_id) >= 2  # the sweep queued a new run
-    # The same match played without a crash (here, in-process) ends with the same standings.
+    events = ladder.games.replay(match_id)["events"]
+    # Nothing was played by the clocks: every decision was the bots' own.
+    assert not [e for e in events if e.get("timeout")]
+    # It resumed well within the clocks a table with an outside bot has (behavioural caps:
+    # the old lease alone was 30 s, the turn clock's length).
+    gap = max(b["time"] - a["time"] for a, b in itertools.pairwise(events))
+    assert gap < settings.ladder_turn_seconds / 2, gap
+    # The same match played without a crash (here, in-process) plays the same moves.
     again = ladder.create_match(VARIANT, seats, seed)
     assert again is not None
     assert ladder.run_match(VARIANT, again) == "finished"
     uninterrupted = ladder.match(VARIANT, again)
     assert uninterrupted is not None
+    assert _moves(events) == _moves(ladder.games.replay(again)["events"])
 
     def places(match: dict[str, Any]) -> list[tuple[str, int, int]]:
         return [(s["bot_id"], s["score"], s["place"]) for s in match["standings"]]
 
     assert places(resumed) == places(uninterrupted)
-    # Nothing was played by the clocks: every decision was the bots' own.
-    assert not [e for e in ladder.games.replay(match_id)["events"] if e.get("timeout")]
     # The match counted once for each player.
     for bot_id in seats:
         assert [h["match_id"] for h in ladder.history(VARIANT, bot_id)] == [match_id, again]
