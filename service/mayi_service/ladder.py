@@ -17,8 +17,9 @@ of each variant, so a ladder always has opponents.
   house-bot jobs leave it alone); external bots play through the API (decisions or
   webhooks) under the clocks, and the job plays their timeouts when the deadlines pass.
   The game is in Redis after every action, so a job killed at any point leaves a match
-  that the next run resumes: every matchmaking also *sweeps* the open matches, and queues
-  a new run of each whose lease has lapsed.
+  that the next run resumes: the workers *sweep* the open matches every fifth of the
+  lease (:func:`sweep_lapsed`, and every matchmaking too), and queue a new run of each
+  whose lease has lapsed.
 * **Ratings** (openskill's Plackett-Luce model, see docs/ladder.md) are applied by one Lua
   script together with the result: it refuses a match already finished and a rating
   table changed since it was read (the job then reads again), so a result is recorded
@@ -32,7 +33,7 @@ Redis keys, all of one variant under one hash tag ``{ladder:<variant>}`` (one cl
 of unfinished match ids), ``done`` (sorted set of finished match ids by completion
 number), ``seq``, ``rev`` (bumped by every rating change), ``history:<entrant>`` (list of
 JSON), ``lease:<id>``, ``attempts`` and ``queued`` (hashes match → runs queued again by
-the sweep, and when), ``tick``.
+the sweep, and when), ``tick`` and ``sweep-tick``.
 """
 
 from __future__ import annotations
@@ -833,7 +834,9 @@ def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
             try:
                 schedule_matchmaking(ladder)
                 for match_id in sweep_lapsed(ladder):
-                    log.warning("ladder: match %s lost its worker (its lease lapsed); queued a new run", match_id)
+                    log.warning(
+                        "ladder: match %s: its lease lapsed (its worker died or stalled); queued again", match_id
+                    )
             except Exception:  # Redis away: the next tick tries again
                 log.warning("ladder: could not queue the matchmaking", exc_info=True)
 
