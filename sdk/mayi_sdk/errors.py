@@ -57,7 +57,9 @@ from typing import Any
 
 
 class ApiError(Exception):
-    """Base of every error the SDK raises."""
+    """Base of every error of the service or of the way to it. (A call the SDK can tell is
+    wrong before sending it, such as :meth:`~mayi_sdk.Client.play` of a move whose ``type``
+    is no move type, raises a ``ValueError`` naming what was wrong.)"""
 
 
 class TransportError(ApiError):
