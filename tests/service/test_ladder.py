@@ -180,6 +180,13 @@ def _idle(ladder: Ladder) -> bool:
     return ladder.queue.count == 0 and running == 0 and not leases
 
 
+def _any_job(ladder: Ladder, job_ids: list[str]) -> bool:
+    from rq.job import Job
+
+    assert ladder.queue is not None
+    return any(Job.exists(job_id, connection=ladder.queue.connection) for job_id in job_ids)
+
+
 class _Nothing:
     version = 0
 
@@ -195,7 +202,10 @@ def test_a_match_job_run_twice_records_one_result_and_one_rating_change(tmp_path
         ladder._enqueue(VARIANT, match_id, 2)  # a second run of the same match at once
         wait_for(lambda: (ladder.match(VARIANT, match_id) or {}).get("status") == "finished", "the match", logs=started)
         ladder._enqueue(VARIANT, match_id, 3)  # and a third after it ended
-        wait_for(lambda: _idle(ladder), "both extra runs done", logs=started)
+        # Each run's job is deleted once it ran (result_ttl=0); one in the queue, dequeued or
+        # running still exists.
+        runs = [f"match-{match_id}-{n}" for n in (1, 2, 3)]
+        wait_for(lambda: _idle(ladder) and not _any_job(ladder, runs), "both extra runs done", logs=started)
     # Run in-process too: the job and the result step both see the match done.
     assert ladder.run_match(VARIANT, match_id) == "done"
     record = ladder.repo.load(match_id)
