@@ -144,10 +144,11 @@ def test_gunicorn_with_the_services_config_starts_without_the_warning(tmp_path: 
         pytest.skip("gunicorn is not installed beside mayi")
     port = free_port()
     err = tmp_path / "gunicorn.err"
+    command = [str(gunicorn), "-c", "python:mayi_service.gunicorn_config", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", "1", "mayi_service.wsgi:app"]
     with err.open("wb") as ferr:
         proc = subprocess.Popen(
-            [str(gunicorn), "-c", "python:mayi_service.gunicorn_config", "--bind", f"127.0.0.1:{port}",
-             "--workers", "1", "mayi_service.wsgi:app"],  # fmt: skip
+            command,
             env=clean_env(MAYI_DATA_DIR=str(tmp_path / "data")),
             cwd=tmp_path,
             stdout=subprocess.DEVNULL,
