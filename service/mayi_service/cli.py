@@ -446,22 +446,18 @@ def replay(game_id: str, as_json: bool) -> None:
         click.echo(line)
 
 
-@main.command()
-@click.option("--output", "-o", default="openapi/openapi.json", show_default=True, type=click.Path(dir_okay=False))
-@click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the app generates.")
-def openapi(output: str, check: bool) -> None:
-    """Write the OpenAPI document generated from the app."""
-    from .openapi import render
-
-    text = render()
+def _write_generated(output: str, text: str, check: bool, command: str) -> None:
+    """Write ``text`` to ``output``, or with ``check`` exit 1 unless ``output`` holds it already."""
     if check:
         try:
             with open(output, encoding="utf-8") as fh:
                 current = fh.read()
         except FileNotFoundError:
             current = ""
+        except OSError as exc:
+            raise click.ClickException(f"--output: cannot read {output} ({exc.strerror})") from exc
         if current != text:
-            raise click.ClickException(f"{output} is stale: run 'mayi openapi' and commit the result")
+            raise click.ClickException(f"{output} is stale: run '{command}' and commit the result")
         click.echo(f"{output} is up to date")
         return
     try:
@@ -470,6 +466,26 @@ def openapi(output: str, check: bool) -> None:
     except OSError as exc:
         raise click.ClickException(f"--output: cannot write {output} ({exc.strerror})") from exc
     click.echo(f"wrote {output}")
+
+
+@main.command()
+@click.option("--output", "-o", default="openapi/openapi.json", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the app generates.")
+def openapi(output: str, check: bool) -> None:
+    """Write the OpenAPI document generated from the app."""
+    from .openapi import render
+
+    _write_generated(output, render(), check, "mayi openapi")
+
+
+@main.command("view-doc")
+@click.option("--output", "-o", default="docs/view.md", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the schemas give.")
+def view_doc(output: str, check: bool) -> None:
+    """Write docs/view.md, every field of the game view, from the app's schemas."""
+    from .view_doc import render
+
+    _write_generated(output, render(), check, "mayi view-doc")
 
 
 if __name__ == "__main__":  # pragma: no cover
