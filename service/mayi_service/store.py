@@ -565,7 +565,7 @@ def require_answer(url: str, setting: str = "REDIS_URL") -> None:
     except SettingError:
         raise
     except (redis.RedisError, RedisClusterException, OSError) as exc:
-        raise RedisUnreachable(f"{setting}: no Redis answers at {shown_url(url)} ({exc})") from exc
+        raise RedisUnreachable(f"{setting}: Redis is unreachable at {shown_url(url)} ({exc})") from exc
 
 
 class Scripts:
