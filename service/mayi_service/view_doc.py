@@ -113,12 +113,21 @@ def _table(rows: list[Row], with_statuses: bool) -> list[str]:
     return lines
 
 
-def _sdk_gaps(rows: list[Row]) -> list[str]:
-    """The view's top-level fields that ``mayi_sdk.GameView`` has no attribute for."""
+def _sdk_notes(rows: list[Row]) -> str:
+    """What differs in ``mayi_sdk.GameView``: the view's top-level fields it has no attribute
+    for, and those it keeps as plain dicts."""
     from mayi_sdk import GameView
 
-    names = {f.name for f in fields(GameView)}
-    return sorted({_top(row.path) for row in rows} - names)
+    names = {f.name: str(f.type) for f in fields(GameView)}
+    tops = {_top(row.path) for row in rows}
+    gaps = sorted(tops - set(names))
+    dicts = sorted(n for n in tops & set(names) if names[n].startswith("dict"))
+    notes = []
+    if dicts:
+        notes.append(f"{', '.join(f'`{d}`' for d in dicts)} stays a dict (`view.{dicts[0]}[...]`)")
+    if gaps:
+        notes.append(f"the SDK does not name {', '.join(f'`{g}`' for g in gaps)}: read it in `view.raw`")
+    return "; " + "; ".join(notes) + "." if notes else "."
 
 
 def render(spec: dict[str, Any] | None = None) -> str:
@@ -129,7 +138,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
         spec = json.loads(render_openapi())
     schemas = spec["components"]["schemas"]
     rows = _merged(schemas)
-    gaps = _sdk_gaps(rows)
+    notes = _sdk_notes(rows)
     moves = schemas["LegalMove"]["discriminator"]["mapping"]
     out = [
         "# The game view",
@@ -141,8 +150,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
         "[openapi/openapi.json](../openapi/openapi.json)); with a seat's token it is that seat's view,",
         "with its `hand` and its `legal` moves. A bot's `decide(view)` gets the same view as a",
         "`mayi_sdk.GameView`, whose attributes have the same names (`view.round.contract.books`,",
-        "`view.seats[0].down`)"
-        + (f"; the SDK does not name {', '.join(f'`{g}`' for g in gaps)}: read it in `view.raw`." if gaps else "."),
+        "`view.seats[0].down`)" + notes,
         "",
         "The view's `status` says which fields it has: a table `waiting` for players, a game",
         "`playing`, or one `finished`. A path `a.b` is the field `b` of the object in `a`; `a[].b`",
