@@ -2,7 +2,7 @@
 
 Cards are codes as the API writes them (``"7C"``, ``"TH"``, ``"JK"``). The rules come
 from ``mayi_engine`` (one source of truth): :func:`is_meld` and :func:`find_contract`
-need it installed (``pip install mayi``) and raise :class:`EngineMissing` otherwise;
+need it installed (the whole project, ``mayi-game-service``) and raise :class:`EngineMissing` otherwise;
 :func:`card_points` falls back to the May I points table without it.
 
 >>> card_points("JK"), card_points("QS"), card_points("4D", "shanghai")
@@ -24,7 +24,7 @@ MAY_I_POINTS = {"JK": 50, "A": 20, "T": 10, "J": 10, "Q": 10, "K": 10}
 
 
 class EngineMissing(ImportError):
-    """The helper needs the rules engine, ``mayi_engine`` (``pip install mayi``)."""
+    """The helper needs the rules engine, ``mayi_engine`` (the whole project, ``mayi-game-service``)."""
 
 
 def engine() -> ModuleType:
@@ -33,8 +33,8 @@ def engine() -> ModuleType:
         import mayi_engine
     except ImportError as exc:
         raise EngineMissing(
-            "this needs the rules engine mayi_engine, which is not installed: pip install mayi "
-            "(the SDK alone, mayi-sdk, needs only requests)"
+            "this needs the rules engine mayi_engine, which is not installed: install the whole project, "
+            "mayi-game-service (pip install . in a clone of its repository), not the SDK alone (mayi-game-sdk)"
         ) from exc
     return mayi_engine
 

@@ -7,7 +7,7 @@ logged and the clock plays the decision, as the service would when its deadline 
 A bot that answers :data:`~mayi_sdk.bot.WAIT` is passed over until its choices change
 (the seats still to answer the upcard, then the seat on turn, are asked in that order); when
 every seat that must act waits, the clock plays, as it would on a server.
-Needs ``mayi_engine`` (``pip install mayi``); :class:`~mayi_sdk.helpers.EngineMissing` otherwise.
+Needs ``mayi_engine`` (the whole project, ``mayi-game-service``); :class:`~mayi_sdk.helpers.EngineMissing` otherwise.
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def play_local(
     """Play one game of ``variant``: ``bot`` in seat 0, ``opponents`` in the next seats.
 
     An opponent is another :class:`Bot` or the name of a reference bot of ``mayi_bots``
-    (``"random"``, ``"greedy"``, ``"strong"``; installed with ``pip install mayi``). The same
+    (``"random"``, ``"greedy"``, ``"strong"``; installed with the whole project, ``mayi-game-service``). The same
     ``seed`` deals the same cards (and seeds the named bots).
     """
     eng = engine()
@@ -152,7 +152,7 @@ def _named_bot(player: Bot | str, key: bytes, seat: int) -> Bot:
     if not isinstance(player, str):
         return player
     try:
-        mayi_bots: Any = importlib.import_module("mayi_bots")  # part of pip install mayi, not of mayi-sdk
+        mayi_bots: Any = importlib.import_module("mayi_bots")  # part of mayi-game-service, not of mayi-game-sdk
     except ImportError as exc:
         raise ValueError(f"opponents: {player!r} names a reference bot, and mayi_bots is not installed") from exc
     if player not in mayi_bots.NAMES:

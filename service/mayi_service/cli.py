@@ -3,24 +3,111 @@
 from __future__ import annotations
 
 import json
+import os
 import time
+from typing import Any
 
 import click
 
-from mayi_bots import NAMES as BOT_NAMES
-from mayi_bots import policy_makers
+# Nothing imported here may import requests or redis (the SDK and the bots do): `mayi serve`
+# patches ssl for gevent before they take hold of its classes (see serve).
 from mayi_engine.errors import MayIError
 from mayi_engine.rules import VARIANTS, get_rules
 from mayi_engine.simulate import simulate as run_simulation
 
+from .config import SettingError, Settings
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="mayi")
+
+class _Main(click.Group):
+    """The ``mayi`` group: a setting that cannot be used ends any command in one line that names it."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except SettingError as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="mayi-game-service")
 def main() -> None:
     """May I and Shanghai: rules engine, game service and tools."""
 
 
+def _set_data_dir(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    # Through the environment: the processes the command starts read their settings from it.
+    if value is not None:
+        os.environ[Settings.env_name("data_dir")] = os.path.abspath(value)
+
+
+#: ``--data-dir``, for the commands that use the embedded Redis.
+data_dir_option = click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    expose_value=False,
+    callback=_set_data_dir,
+    help=f"Where the embedded Redis keeps its data, when REDIS_URL is not set "
+    f"(default: {Settings.env_name('data_dir')}, else ./{Settings.data_dir}).",
+)
+
+
+def _require_redis(settings: Settings, wait_as: str | None = None) -> None:
+    """Fail in one line (a :class:`SettingError` naming it) unless a Redis answers at REDIS_URL
+    and MAYI_JOBS_REDIS_URL, those set; with ``wait_as`` (the command's name), wait for one
+    that does not answer instead, saying so once."""
+    from .store import RedisUnreachable, jobs_url, require_answer
+
+    jobs_url(settings.redis_url, settings.jobs_redis_url)  # a cluster cannot hold the jobs: say so first
+    for field in ("redis_url", "jobs_redis_url"):
+        url, setting = getattr(settings, field), Settings.env_name(field)
+        if not url:
+            continue
+        delay, said = 0.2, False
+        while True:
+            try:
+                require_answer(url, setting)
+                break
+            except RedisUnreachable as exc:
+                if wait_as is None:
+                    raise
+                if not said:
+                    click.echo(f"{wait_as}: {exc}; waiting for it", err=True)
+                    said = True
+                time.sleep(delay)
+                delay = min(5.0, delay * 2)
+        if said:
+            click.echo(f"{wait_as}: {setting}: Redis answers; starting", err=True)
+
+
+def _check_port(host: str, port: int) -> None:
+    """Fail in one line naming ``--host`` or ``--port`` unless this process may listen on
+    ``host:port`` now (bound as gunicorn binds, with SO_REUSEADDR, then let go)."""
+    import errno
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise click.ClickException(f"--host: {host!r} is not an address to listen on ({exc.strerror})") from exc
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                why = "another program listens there: stop it, or choose another --port"
+                raise click.ClickException(f"--port: {host}:{port} is in use ({why})") from exc
+            if exc.errno == errno.EADDRNOTAVAIL:
+                raise click.ClickException(f"--host: {host} is not an address of this machine") from exc
+            raise click.ClickException(f"--port: cannot listen on {host}:{port} ({exc.strerror})") from exc
+
+
 def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
+    from mayi_bots import NAMES as BOT_NAMES
+
     bots = [b.strip() for b in value.split(",") if b.strip()]
     if not bots:
         raise click.BadParameter(f"name at least one bot; choose from {', '.join(BOT_NAMES)}")
@@ -57,6 +144,8 @@ def simulate(
         )
     if len(bots) > players:
         raise click.BadParameter(f"{len(bots)} bots given for {players} players", param_hint="--bots")
+    from mayi_bots import policy_makers
+
     seats = [bots[i % len(bots)] for i in range(players)]
     makers = policy_makers(sorted(set(seats)))
     start = time.perf_counter()
@@ -129,12 +218,21 @@ def _print_summary(data: dict) -> None:
     help="Connections each API process serves at once (gevent; default MAYI_WORKER_CONNECTIONS or 4000).",
 )
 @click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
+@data_dir_option
 def serve(host: str, port: int, workers: int, connections: int | None, no_worker: bool) -> None:
-    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var.
+    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var
+    (--data-dir, MAYI_DATA_DIR).
 
     The job worker and the embedded Redis are children of this process: they are
     started again if they die, and stopped when it stops (even when it is killed).
     """
+    # The API's gevent workers are forks of this process, and patch the standard library as
+    # they start: ssl is patched here, before redis and requests take hold of its classes
+    # (gevent's MonkeyPatchWarning otherwise, and TLS connections that would block a worker).
+    from gevent import monkey
+
+    monkey.patch_ssl()
+
     import os
     import signal
     import subprocess
@@ -144,15 +242,18 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     from .config import Settings
     from .processes import Supervisor, die_with_parent
     from .server import run_api
-    from .store import DataDirInUse, is_cluster_url, jobs_url, parse_nodes, prepare_embedded
+    from .store import DataDirInUse, check_url, jobs_url, prepare_embedded
 
     settings = Settings.from_env()
     try:
-        if is_cluster_url(settings.redis_url):
-            parse_nodes(settings.redis_url)
+        if settings.redis_url:
+            check_url(settings.redis_url)
         jobs_url(settings.redis_url, settings.jobs_redis_url)  # RQ cannot run on a cluster
+        if settings.jobs_redis_url:
+            check_url(settings.jobs_redis_url, "MAYI_JOBS_REDIS_URL")
     except ValueError as exc:
         raise click.ClickException(str(exc)) from exc
+    _check_port(host, port)  # before anything starts: gunicorn would retry, then fail in ten lines
     gave_up: list[str] = []
 
     def give_up(name: str) -> None:
@@ -199,14 +300,16 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
 @main.command()
 @click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
 @click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
+@data_dir_option
 def worker(burst: bool, no_sweeper: bool) -> None:
     """Run an RQ job worker (with the scheduler and the clock sweeper): games in REDIS_URL,
     jobs in MAYI_JOBS_REDIS_URL (default: the same Redis, unless REDIS_URL is a cluster).
 
     It runs the clock jobs (queue MAYI_QUEUE_NAME, first) and the ladder's matchmaking
     and match jobs (queue MAYI_QUEUE_NAME-ladder), and queues the matchmaking every
-    MAYI_LADDER_EVERY_SECONDS. When Redis goes away the worker waits for it and carries
-    on; it stops on SIGINT or SIGTERM.
+    MAYI_LADDER_EVERY_SECONDS. Without REDIS_URL, on the embedded Redis in ./var (--data-dir,
+    MAYI_DATA_DIR). A Redis that does not answer yet is waited for; when Redis goes away
+    the worker waits for it and carries on; it stops on SIGINT or SIGTERM.
     """
     import os
     import threading
@@ -223,6 +326,7 @@ def worker(burst: bool, no_sweeper: bool) -> None:
     if on_fork is not None:
         os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
+    _require_redis(settings, wait_as="mayi worker")
     try:
         games, clock = _worker_parts()
     except ValueError as exc:  # a setting that is wrong (it is named)
@@ -252,10 +356,11 @@ def ladder() -> None:
     "--players", type=click.IntRange(2, 8), default=None, help="Seats per table (default: the variant's counts)."
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the leaderboard (and the run's figures) as JSON.")
+@data_dir_option
 def ladder_run(variant: str, matches: int, workers: int, players: int | None, as_json: bool) -> None:
     """Run a local ladder of the house bots: WORKERS job workers play MATCHES matches.
 
-    Without REDIS_URL, on the embedded Redis in ./var (MAYI_DATA_DIR). The ratings are
+    Without REDIS_URL, on the embedded Redis in ./var (--data-dir, MAYI_DATA_DIR). The ratings are
     kept there: a later run goes on from them, and each game's replay stays readable
     with `mayi replay GAME_ID`.
     """
@@ -267,6 +372,7 @@ def ladder_run(variant: str, matches: int, workers: int, players: int | None, as
             f"{rules.title} is for {rules.min_players} to {rules.max_players} players, not {players}",
             param_hint="--players",
         )
+    _require_redis(Settings.from_env())
     try:
         result = run_local_ladder(variant, matches, workers, players, progress=not as_json)
     except RuntimeError as exc:
@@ -308,10 +414,12 @@ def _print_leaderboard(result: dict) -> None:
 @main.command()
 @click.argument("game_id")
 @click.option("--json", "as_json", is_flag=True, help="Print the replay as the API gives it (JSON).")
+@data_dir_option
 def replay(game_id: str, as_json: bool) -> None:
     """Print a finished game round by round: hands dealt, claims, melds, lay-offs, discards, scores.
 
-    Reads the game from REDIS_URL (without it, the embedded Redis in ./var)."""
+    Reads the game from REDIS_URL (without it, the embedded Redis in ./var: --data-dir,
+    MAYI_DATA_DIR)."""
     from .clock import game_parts
     from .config import Settings
     from .problems import ServiceError
@@ -320,6 +428,10 @@ def replay(game_id: str, as_json: bool) -> None:
     from .store import connect, redis_url
 
     settings = Settings.from_env(schedule_clock_jobs=False)
+    if not settings.redis_url and not os.path.isdir(settings.data_dir):
+        where = os.path.abspath(settings.data_dir)
+        raise click.ClickException(f"MAYI_DATA_DIR (--data-dir): no games are kept in {where}: it does not exist")
+    _require_redis(settings)
     games, _ = game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
     try:
         found = games.replay(game_id)
@@ -334,6 +446,28 @@ def replay(game_id: str, as_json: bool) -> None:
         click.echo(line)
 
 
+def _write_generated(output: str, text: str, check: bool, command: str) -> None:
+    """Write ``text`` to ``output``, or with ``check`` exit 1 unless ``output`` holds it already."""
+    if check:
+        try:
+            with open(output, encoding="utf-8") as fh:
+                current = fh.read()
+        except FileNotFoundError:
+            current = ""
+        except OSError as exc:
+            raise click.ClickException(f"--output: cannot read {output} ({exc.strerror})") from exc
+        if current != text:
+            raise click.ClickException(f"{output} is stale: run '{command}' and commit the result")
+        click.echo(f"{output} is up to date")
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as exc:
+        raise click.ClickException(f"--output: cannot write {output} ({exc.strerror})") from exc
+    click.echo(f"wrote {output}")
+
+
 @main.command()
 @click.option("--output", "-o", default="openapi/openapi.json", show_default=True, type=click.Path(dir_okay=False))
 @click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the app generates.")
@@ -341,20 +475,17 @@ def openapi(output: str, check: bool) -> None:
     """Write the OpenAPI document generated from the app."""
     from .openapi import render
 
-    text = render()
-    if check:
-        try:
-            with open(output, encoding="utf-8") as fh:
-                current = fh.read()
-        except FileNotFoundError:
-            current = ""
-        if current != text:
-            raise click.ClickException(f"{output} is stale: run 'mayi openapi' and commit the result")
-        click.echo(f"{output} is up to date")
-        return
-    with open(output, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    click.echo(f"wrote {output}")
+    _write_generated(output, render(), check, "mayi openapi")
+
+
+@main.command("view-doc")
+@click.option("--output", "-o", default="docs/view.md", show_default=True, type=click.Path(dir_okay=False))
+@click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the schemas give.")
+def view_doc(output: str, check: bool) -> None:
+    """Write docs/view.md, every field of the game view, from the app's schemas."""
+    from .view_doc import render
+
+    _write_generated(output, render(), check, "mayi view-doc")
 
 
 if __name__ == "__main__":  # pragma: no cover

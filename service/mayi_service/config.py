@@ -7,6 +7,11 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 
+class SettingError(ValueError):
+    """A setting (an environment variable, or the option that sets it) that cannot be used;
+    the message names it and says what it takes."""
+
+
 def _env(name: str, default: Any) -> Any:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -14,9 +19,15 @@ def _env(name: str, default: Any) -> Any:
     if isinstance(default, bool):
         return raw.strip().lower() in ("1", "true", "yes", "on")
     if isinstance(default, int):
-        return int(raw)
+        try:
+            return int(raw)
+        except ValueError:
+            raise SettingError(f"{name}: {raw!r} is not a whole number") from None
     if isinstance(default, float):
-        return float(raw)
+        try:
+            return float(raw)
+        except ValueError:
+            raise SettingError(f"{name}: {raw!r} is not a number") from None
     if isinstance(default, tuple):
         return tuple(x.strip() for x in raw.split(",") if x.strip())
     return raw
@@ -125,11 +136,19 @@ class Settings:
     #: Ladder games start at this round (1: whole games; a later round: shorter matches, for tests).
     ladder_start_round: int = 1
 
+    @staticmethod
+    def env_name(name: str) -> str:
+        """The environment variable of the setting ``name`` (a field of this class).
+
+        >>> Settings.env_name("data_dir"), Settings.env_name("redis_url")
+        ('MAYI_DATA_DIR', 'REDIS_URL')
+        """
+        return "REDIS_URL" if name == "redis_url" else f"MAYI_{name.upper()}"
+
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
         values: dict[str, Any] = {}
         for f in fields(cls):
             default = getattr(cls, f.name) if f.name != "cors_origins" else ("*",)
-            env_name = "REDIS_URL" if f.name == "redis_url" else f"MAYI_{f.name.upper()}"
-            values[f.name] = _env(env_name, default)
+            values[f.name] = _env(cls.env_name(f.name), default)
         return replace(cls(**values), **overrides)

@@ -299,7 +299,11 @@ class SeatInSchema(StrictSchema):
 
 
 class DrawInSchema(StrictSchema):
-    source = Text(required=True, validate=validate.OneOf(["stock", "discard"]))
+    source = Text(
+        required=True,
+        validate=validate.OneOf(["stock", "discard"]),
+        metadata={"description": "stock: the top card of the stock; discard: the upcard"},
+    )
 
 
 class DiscardInSchema(StrictSchema):
@@ -311,9 +315,20 @@ class ClaimInSchema(StrictSchema):
 
 
 class LayOffInSchema(StrictSchema):
-    meld = StrictInteger(required=True, validate=validate.Range(0, 1000))
-    cards = fields.List(Card(), required=True, validate=validate.Length(min=1, max=20))
-    joker_to = Text(validate=validate.OneOf(["high", "low"]), allow_none=True)
+    meld = StrictInteger(
+        required=True, validate=validate.Range(0, 1000), metadata={"description": "The `id` of the meld"}
+    )
+    cards = fields.List(
+        Card(),
+        required=True,
+        validate=validate.Length(min=1, max=20),
+        metadata={"description": "The cards laid off on it"},
+    )
+    joker_to = Text(
+        validate=validate.OneOf(["high", "low"]),
+        allow_none=True,
+        metadata={"description": "The end of a run a displaced joker moves to; left out: none, or one open end"},
+    )
 
 
 class LayOffsInSchema(StrictSchema):
@@ -325,8 +340,14 @@ class MeldsInSchema(StrictSchema):
         fields.List(Card(), validate=validate.Length(min=1, max=20)),
         required=True,
         validate=validate.Length(min=1, max=8),
+        metadata={"description": "The melds that meet the contract, each a list of cards"},
     )
-    lay_offs = fields.List(fields.Nested(LayOffInSchema), validate=validate.Length(max=20), load_default=list)
+    lay_offs = fields.List(
+        fields.Nested(LayOffInSchema),
+        validate=validate.Length(max=20),
+        load_default=list,
+        metadata={"description": "Lay-offs made in the same move, after the melds"},
+    )
 
 
 class ListGamesQuerySchema(StrictSchema):
@@ -494,8 +515,8 @@ class ProblemSchema(Schema):
 
 
 class ContractSchema(Schema):
-    books = _req(fields.Integer)
-    runs = _req(fields.Integer)
+    books = _req(fields.Integer, metadata={"description": "Books (cards of one rank) to lay down"})
+    runs = _req(fields.Integer, metadata={"description": "Runs (cards in sequence in one suit) to lay down"})
     all_cards = _req(fields.Boolean, metadata={"description": "Every card of the hand must go into the melds"})
     text = _req(fields.String, metadata={"description": "The contract in words"})
 
@@ -503,34 +524,38 @@ class ContractSchema(Schema):
 class RoundSchema(Schema):
     number = _req(fields.Integer, metadata={"description": "From 1"})
     of = _req(fields.Integer, metadata={"description": "Rounds in the game"})
-    dealer = _req(fields.Integer)
+    dealer = _req(fields.Integer, metadata={"description": "The seat that dealt this round"})
     first = _req(fields.Integer, metadata={"description": "The seat that played first this round"})
-    contract = _req(fields.Nested, ContractSchema)
+    contract = _req(fields.Nested, ContractSchema, metadata={"description": "What going down takes this round"})
 
 
 class ClaimWindowSchema(Schema):
     card = _req(fields.String, metadata={"description": "The upcard"})
-    discarder = _req(fields.Integer, allow_none=True)
-    claims = _ints()
-    passes = _ints()
+    discarder = _req(
+        fields.Integer, allow_none=True, metadata={"description": "The seat that discarded it; null: the first upcard"}
+    )
+    claims = _ints(metadata={"description": "Seats that have claimed it (May I, or buy in Shanghai)"})
+    passes = _ints(metadata={"description": "Seats that have passed"})
     pending = _ints(metadata={"description": "Seats that may still answer"})
     closes_at = _req(fields.Float, allow_none=True, metadata={"description": "Unix seconds; null: no clock"})
 
 
 class WaitingSeatSchema(Schema):
-    seat = _req(fields.Integer)
-    name = _req(fields.String, allow_none=True, metadata={"description": "null: open"})
-    taken = _req(fields.Boolean)
+    seat = _req(fields.Integer, metadata={"description": "The seat's number, from 0"})
+    name = _req(fields.String, allow_none=True, metadata={"description": "The player's name; null: open"})
+    taken = _req(fields.Boolean, metadata={"description": "A player (or a house bot) holds it"})
 
 
 class SeatViewSchema(Schema):
-    seat = _req(fields.Integer)
-    name = _req(fields.String, allow_none=True)
-    hand_count = _req(fields.Integer)
+    seat = _req(fields.Integer, metadata={"description": "The seat's number, from 0 (the order of play)"})
+    name = _req(fields.String, allow_none=True, metadata={"description": "The player's name"})
+    hand_count = _req(fields.Integer, metadata={"description": "Cards in the seat's hand"})
     down = _req(fields.Boolean, metadata={"description": "Has gone down this round"})
     total = _req(fields.Integer, metadata={"description": "Score so far (lower is better)"})
-    claims_used = _req(fields.Integer)
-    claims_left = _req(fields.Integer, allow_none=True, metadata={"description": "null: no limit"})
+    claims_used = _req(fields.Integer, metadata={"description": "Claims the seat has won this round"})
+    claims_left = _req(
+        fields.Integer, allow_none=True, metadata={"description": "Claims it may still win this round; null: no limit"}
+    )
     absent = _req(fields.Boolean, metadata={"description": "Timed out three times in a row; played by the clock"})
 
 
@@ -540,17 +565,17 @@ class JokerSchema(Schema):
 
 
 class MeldViewSchema(Schema):
-    id = _req(fields.Integer)
-    owner = _req(fields.Integer)
+    id = _req(fields.Integer, metadata={"description": "The meld's number: a lay-off names it as `meld`"})
+    owner = _req(fields.Integer, metadata={"description": "The seat that laid it down"})
     type = _req(fields.String, validate=validate.OneOf(["book", "run"]))
     cards = _strings(metadata={"description": "Runs low to high"})
-    jokers = _req(fields.List, fields.Nested(JokerSchema))
+    jokers = _req(fields.List, fields.Nested(JokerSchema), metadata={"description": "The jokers in it"})
 
 
 class ResultSchema(Schema):
-    round = _req(fields.Integer)
+    round = _req(fields.Integer, metadata={"description": "The round's number"})
     out = _req(fields.Integer, allow_none=True, metadata={"description": "The seat that went out; null: nobody"})
-    scores = _ints()
+    scores = _ints(metadata={"description": "The points each seat scored in it, by seat"})
 
 
 # Each legal move is exactly the request body that makes it, plus its `type`.
@@ -591,9 +616,9 @@ UNIONS["LegalMove"] = (
 class _ViewBase(Schema):
     """What every view holds, whatever the game's status."""
 
-    id = _req(fields.String)
+    id = _req(fields.String, metadata={"description": "The game's id"})
     version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
-    variant = _req(fields.String)
+    variant = _req(fields.String, metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
     options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
     rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
     created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
@@ -603,25 +628,32 @@ class _ViewBase(Schema):
 class WaitingViewSchema(_ViewBase):
     """A table still waiting for players: no round, phase, hand or legal moves yet."""
 
-    status = _const("waiting")
-    seats = _req(fields.List, fields.Nested(WaitingSeatSchema))
+    status = _const("waiting", "waiting: a table waiting for players")
+    seats = _req(fields.List, fields.Nested(WaitingSeatSchema), metadata={"description": "Every seat, in order"})
     seat = _req(fields.Integer, allow_none=True, metadata={"description": "The caller's seat; null: no token"})
 
 
 class _PlayedViewSchema(_ViewBase):
     """A game under way or over. ``seat``, ``hand``, ``held`` and ``legal`` are sent to a seat only."""
 
-    round = _req(fields.Nested, RoundSchema)
+    round = _req(fields.Nested, RoundSchema, metadata={"description": "The round being played (the last, when over)"})
     turn = _req(fields.Integer, metadata={"description": "The seat whose turn it is"})
     actor = _req(fields.Integer, metadata={"description": "The seat that must act now"})
     upcard = _req(fields.String, allow_none=True, metadata={"description": "The card the claim window is on"})
-    discard_top = _req(fields.String, allow_none=True)
-    stock_count = _req(fields.Integer)
-    discard_count = _req(fields.Integer)
+    discard_top = _req(
+        fields.String, allow_none=True, metadata={"description": "The top card of the discard pile; null: empty"}
+    )
+    stock_count = _req(fields.Integer, metadata={"description": "Cards left in the stock"})
+    discard_count = _req(fields.Integer, metadata={"description": "Cards in the discard pile"})
     reshuffles = _req(fields.Integer, metadata={"description": "Stock rebuilds this round"})
-    claim_window = _req(fields.Nested, ClaimWindowSchema, allow_none=True)
-    seats = _req(fields.List, fields.Nested(SeatViewSchema))
-    melds = _req(fields.List, fields.Nested(MeldViewSchema))
+    claim_window = _req(
+        fields.Nested,
+        ClaimWindowSchema,
+        allow_none=True,
+        metadata={"description": "The upcard on offer out of turn; null: none"},
+    )
+    seats = _req(fields.List, fields.Nested(SeatViewSchema), metadata={"description": "Every seat, in order"})
+    melds = _req(fields.List, fields.Nested(MeldViewSchema), metadata={"description": "Every meld on the table"})
     goals_done = fields.List(
         fields.List(fields.Integer()),
         metadata={"description": "Free goal order only: per seat, the goals met (numbered as the rounds)"},
@@ -641,13 +673,22 @@ class _PlayedViewSchema(_ViewBase):
 
 
 class PlayingViewSchema(_PlayedViewSchema):
-    status = _const("playing")
-    phase = _req(fields.String, validate=validate.OneOf(["first_offer", "first_discard", "draw", "play"]))
+    status = _const("playing", "playing: a game under way")
+    phase = _req(
+        fields.String,
+        validate=validate.OneOf(["first_offer", "first_discard", "draw", "play"]),
+        metadata={
+            "description": "Who must act, and how. first_offer: May I's first upcard of a round is offered to "
+            "`actor` (take it or pass); first_discard: `actor` took it out of turn and discards at once; "
+            "draw: `turn` draws, while other seats may claim or pass the upcard; play: `turn` has drawn and "
+            "goes down, lays off, discards"
+        },
+    )
 
 
 class FinishedViewSchema(_PlayedViewSchema):
-    status = _const("finished")
-    phase = _const("finished")
+    status = _const("finished", "finished: a game over")
+    phase = _const("finished", "finished: the game is over")
     places = _ints(metadata={"description": "Each seat's place (1 = best; equal totals share a place)"})
 
 

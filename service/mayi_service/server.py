@@ -24,7 +24,8 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.http import wsgi
 from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
-from .problems import CONTENT_TYPE, PROBLEM_TYPE
+# Nothing imported here may import redis or requests: gunicorn's master imports this module
+# for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
     >>> head.splitlines()[0], json.loads(body)["code"]
     (b'HTTP/1.1 414 URI Too Long', 'uri_too_long')
     """
+    from .problems import CONTENT_TYPE, PROBLEM_TYPE
+
     code = GUNICORN_ERRORS.get(status, "bad_request" if 400 <= status < 500 else "internal_error")
     if status == 414:
         detail = (

@@ -34,10 +34,11 @@ import redis
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, RedisClusterException, ResponseError
 from redis.retry import Retry
 from redis.utils import SENTINEL
 
+from .config import SettingError
 from .processes import die_with_parent
 
 log = logging.getLogger(__name__)
@@ -394,7 +395,7 @@ class Nodes:
 
 def parse_nodes(url: str, setting: str = "REDIS_URL") -> Nodes:
     """The hosts and credentials of a ``redis+cluster://[user:password@]host:port,host:port``
-    URL (or ``redis+sentinel://...``); a malformed one raises ``ValueError`` naming ``setting``.
+    URL (or ``redis+sentinel://...``); a malformed one raises :class:`SettingError` naming ``setting``.
 
     >>> parse_nodes("redis+cluster://:pw@10.0.0.1:7000,10.0.0.2").hosts
     [('10.0.0.1', 7000), ('10.0.0.2', 6379)]
@@ -402,9 +403,9 @@ def parse_nodes(url: str, setting: str = "REDIS_URL") -> Nodes:
     scheme, sep, rest = url.partition("://")
     scheme = scheme.lower()
     if not sep or scheme not in CLUSTER_SCHEMES + SENTINEL_SCHEMES:
-        raise ValueError(f"{setting}: {url!r} is not a redis+cluster:// or redis+sentinel:// URL")
+        raise SettingError(f"{setting}: {url!r} is not a redis+cluster:// or redis+sentinel:// URL")
     if "?" in rest or "#" in rest:
-        raise ValueError(f"{setting}: a {scheme}:// URL takes no query or fragment ({url!r})")
+        raise SettingError(f"{setting}: a {scheme}:// URL takes no query or fragment ({url!r})")
     userinfo, at, hostpart = rest.rpartition("@")
     username = password = None
     if at:
@@ -420,21 +421,26 @@ def parse_nodes(url: str, setting: str = "REDIS_URL") -> Nodes:
         else:
             host, _, port_text = item.rpartition(":") if ":" in item else (item, "", "")
         if not host:
-            raise ValueError(f"{setting}: a node of {scheme}:// has no host in {url!r} (give host:port,host:port)")
+            raise SettingError(f"{setting}: a node of {scheme}:// has no host in {url!r} (give host:port,host:port)")
         if port_text == "":
             port = 26379 if scheme in SENTINEL_SCHEMES else 6379
         elif port_text.isdigit() and 0 < int(port_text) < 65536:
             port = int(port_text)
         else:
-            raise ValueError(f"{setting}: {port_text!r} is not a port number (1 to 65535) in {url!r}")
+            raise SettingError(f"{setting}: {port_text!r} is not a port number (1 to 65535) in {url!r}")
         hosts.append((host, port))
     return Nodes(hosts, scheme.startswith("rediss"), username, password, [p for p in path.split("/") if p])
 
 
-def _cluster_client(url: str, options: dict[str, Any], setting: str) -> RedisCluster:
+def _cluster_nodes(url: str, setting: str) -> Nodes:
     nodes = parse_nodes(url, setting)
     if nodes.path not in ([], ["0"]):
-        raise ValueError(f"{setting}: a Redis Cluster has only database 0, not /{'/'.join(nodes.path)} ({url!r})")
+        raise SettingError(f"{setting}: a Redis Cluster has only database 0, not /{'/'.join(nodes.path)} ({url!r})")
+    return nodes
+
+
+def _cluster_client(url: str, options: dict[str, Any], setting: str) -> RedisCluster:
+    nodes = _cluster_nodes(url, setting)
     options["connection_class"] = SSLConnection if nodes.tls else Connection
     options.setdefault("socket_keepalive", True)
     if nodes.username is not None:
@@ -459,7 +465,7 @@ def _sentinel_client(url: str, options: dict[str, Any], setting: str) -> redis.R
 
     nodes = parse_nodes(url, setting)
     if not nodes.path or len(nodes.path) > 2 or (len(nodes.path) == 2 and not nodes.path[1].isdigit()):
-        raise ValueError(
+        raise SettingError(
             f"{setting}: name the service the Sentinels watch, and optionally a database: "
             f"redis+sentinel://host:port,host:port/<service>[/<db>], not {url!r}"
         )
@@ -490,7 +496,7 @@ def connect(url: str, setting: str = "REDIS_URL", **kwargs: Any) -> Any:
     :class:`redis.cluster.RedisCluster`, which follows MOVED and ASK redirections and
     keeps the slot map up to date; ``redis+sentinel://host:port,host:port/<service>[/<db>]``
     gives a client of the primary that the Sentinels name. A malformed URL raises
-    ``ValueError`` naming ``setting``.
+    :class:`SettingError` (a ``ValueError``) naming ``setting``.
 
     The pool is a blocking one (a request waits up to 10 s for a connection rather
     than failing) and large: under gevent every waiting long-poll and open event
@@ -515,8 +521,51 @@ def connect(url: str, setting: str = "REDIS_URL", **kwargs: Any) -> Any:
     try:
         pool = redis.BlockingConnectionPool.from_url(url, timeout=10, **options)
     except ValueError as exc:
-        raise ValueError(f"{setting}: {exc}") from exc
+        raise SettingError(f"{setting}: {shown_url(url)!r}: {exc}") from exc
     return redis.Redis(connection_pool=pool)
+
+
+def check_url(url: str, setting: str = "REDIS_URL") -> None:
+    """Raise :class:`SettingError` naming ``setting`` if :func:`connect` would refuse ``url``;
+    no server is contacted."""
+    if is_cluster_url(url):
+        _cluster_nodes(url, setting)  # a cluster client would contact its nodes at once
+    else:
+        connect(url, setting).close()  # a pool is made, no connection
+
+
+class RedisUnreachable(SettingError):
+    """No Redis answers at the URL of a setting."""
+
+
+def shown_url(url: str) -> str:
+    """``url`` with its password hidden, for messages.
+
+    >>> shown_url("redis://:secret@db:6379/0"), shown_url("unix:///tmp/r.sock")
+    ('redis://:***@db:6379/0', 'unix:///tmp/r.sock')
+    """
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, hosts = rest.rpartition("@")
+    if not at or ":" not in userinfo:
+        return url
+    return f"{scheme}{sep}{userinfo.split(':', 1)[0]}:***@{hosts}"
+
+
+def require_answer(url: str, setting: str = "REDIS_URL") -> None:
+    """Return if a Redis answers a PING at ``url``; else raise :class:`RedisUnreachable`
+    naming ``setting`` and ``url`` (its password hidden) and saying why. A URL that
+    :func:`connect` refuses raises :class:`SettingError`."""
+    check_url(url, setting)
+    try:
+        client = connect(url, setting)  # (a cluster client asks its nodes for the slots at once)
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except SettingError:
+        raise
+    except (redis.RedisError, RedisClusterException, OSError) as exc:
+        raise RedisUnreachable(f"{setting}: Redis is unreachable at {shown_url(url)} ({exc})") from exc
 
 
 class Scripts:
@@ -618,16 +667,16 @@ os.register_at_fork(after_in_child=_forget_connections)
 def jobs_url(url: str, jobs: str) -> str:
     """The URL of the Redis for jobs (RQ): ``jobs`` (``MAYI_JOBS_REDIS_URL``) if set, else
     ``url`` (``REDIS_URL``) when that is not a cluster. RQ does not run on a Redis
-    Cluster: a cluster for either is refused with ``ValueError`` naming the setting."""
+    Cluster: a cluster for either is refused with :class:`SettingError` naming the setting."""
     if jobs:
         if is_cluster_url(jobs):
-            raise ValueError(
+            raise SettingError(
                 "MAYI_JOBS_REDIS_URL: RQ jobs cannot run on a Redis Cluster; name a single Redis "
                 "(redis://, rediss://, unix://) or one watched by Sentinels (redis+sentinel://)"
             )
         return jobs
     if is_cluster_url(url):
-        raise ValueError(
+        raise SettingError(
             "MAYI_JOBS_REDIS_URL: REDIS_URL names a Redis Cluster, on which RQ jobs (the turn clocks) "
             "cannot run: set MAYI_JOBS_REDIS_URL to a separate, non-cluster Redis for jobs"
         )

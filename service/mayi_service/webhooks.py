@@ -112,6 +112,16 @@ def url_problem(url: str) -> str | None:
     return None
 
 
+#: The setting that lets webhooks reach addresses that are not public.
+ALLOW_PRIVATE = Settings.env_name("webhook_allow_private")
+
+
+def refused_address(shown: str, why: str) -> str:
+    """Why a webhook to ``shown`` (a host, or a host and its address) is refused, and the
+    setting that would allow it."""
+    return f"{shown} is {why}: the service does not call it ({ALLOW_PRIVATE}=true allows it, for local work and tests)"
+
+
 def address_problem(address: str) -> str | None:
     """Why the service must not connect to ``address`` (``None``: a public address)."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
@@ -183,7 +193,7 @@ def resolve(url: str, allow_private: bool = False) -> Target:
             why = address_problem(address)
             if why:
                 shown = host if host == address else f"{host} ({address})"
-                raise RefusedURL(f"{shown} is {why} (MAYI_WEBHOOK_ALLOW_PRIVATE is off)")
+                raise RefusedURL(refused_address(shown, why))
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query

@@ -111,7 +111,7 @@ def test_bad_arguments_name_what_is_wrong() -> None:
 
 def test_without_the_engine_the_error_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "mayi_engine", None)  # import mayi_engine now raises ImportError
-    with pytest.raises(helpers.EngineMissing, match="pip install mayi"):
+    with pytest.raises(helpers.EngineMissing, match="mayi-game-service"):
         play_local(Bot(), ["greedy"], "may_i", seed=1)
     with pytest.raises(helpers.EngineMissing, match="mayi_engine"):
         helpers.find_contract(["7C", "7D", "7H"], books=1, runs=0)

@@ -60,7 +60,7 @@ class WebhookUrl(s.Text):
         literal = webhooks.literal_address(host)
         why = webhooks.address_problem(literal) if literal else None
         if why and not services().settings.webhook_allow_private:
-            raise ValidationError(f"{host} is {why}: the service does not call it")
+            raise ValidationError(webhooks.refused_address(host, why))
         return url
 
 

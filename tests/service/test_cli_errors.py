@@ -1,0 +1,168 @@
+"""Every bad setting a ``mayi`` command meets ends it in one line that names the setting (or
+the option, or the path), with a non-zero exit status: never a traceback, never a banner
+first. The commands run as real subprocesses of the installed ``mayi``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import uuid
+from pathlib import Path
+
+import pytest
+from serving import MAYI, RedisProcess, free_port, kill_all_in, ready_server, wait_until
+
+#: Caps of the waits (not timings): the machine may be loaded.
+CAP = 120
+
+
+def clean_env(**changes: str) -> dict[str, str]:
+    """The environment without any setting of the service, then ``changes``."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
+    env.update({"MAYI_QUEUE_NAME": f"q{uuid.uuid4().hex[:10]}", "PYTHONUNBUFFERED": "1"})
+    env.update(changes)
+    return env
+
+
+def mayi(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    if MAYI is None:
+        pytest.skip("the mayi command is not installed")
+    try:
+        return subprocess.run(
+            [str(MAYI), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=CAP, check=False
+        )
+    finally:
+        kill_all_in(cwd)
+
+
+def assert_one_line(ran: subprocess.CompletedProcess[str], *named: str) -> None:
+    """Exit status non-zero, nothing on stdout (no banner), one line on stderr naming ``named``."""
+    shown = f"exit {ran.returncode}\nstdout:\n{ran.stdout}\nstderr:\n{ran.stderr}"
+    assert ran.returncode not in (0, None), shown
+    assert "Traceback" not in ran.stderr, shown
+    assert ran.stdout == "", shown
+    assert len(ran.stderr.splitlines()) == 1, shown
+    for name in named:
+        assert name in ran.stderr, shown
+
+
+#: Redis on a port nothing listens on (1 is tcpmux: reserved, never served here).
+UNREACHABLE = "redis://127.0.0.1:1/0"
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "named"),
+    [
+        ({"REDIS_URL": "garbage"}, ["replay", "some-game"], ["REDIS_URL", "garbage"]),
+        ({"REDIS_URL": "garbage"}, ["serve", "--no-worker"], ["REDIS_URL", "garbage"]),
+        ({"REDIS_URL": "garbage"}, ["ladder", "run", "--matches", "1"], ["REDIS_URL", "garbage"]),
+        ({"REDIS_URL": "garbage"}, ["worker"], ["REDIS_URL", "garbage"]),
+        ({"MAYI_JOBS_REDIS_URL": "garbage"}, ["serve", "--no-worker"], ["MAYI_JOBS_REDIS_URL", "garbage"]),
+        ({"REDIS_URL": UNREACHABLE}, ["replay", "some-game"], ["REDIS_URL", "127.0.0.1:1"]),
+        ({"REDIS_URL": UNREACHABLE}, ["ladder", "run", "--matches", "1"], ["REDIS_URL", "127.0.0.1:1"]),
+        ({"REDIS_URL": "redis://:hunter2@127.0.0.1:1/0"}, ["replay", "some-game"], ["REDIS_URL", ":***@"]),
+        ({"MAYI_SWEEP_SECONDS": "often"}, ["worker"], ["MAYI_SWEEP_SECONDS", "often"]),
+        ({"MAYI_MAX_WAIT_SECONDS": "1.5"}, ["serve", "--no-worker"], ["MAYI_MAX_WAIT_SECONDS", "1.5"]),
+        ({}, ["openapi", "-o", "/nonexistent/dir/x.json"], ["--output", "/nonexistent/dir/x.json"]),
+        ({}, ["serve", "--host", "no-such-host.invalid"], ["--host", "no-such-host.invalid"]),
+        ({}, ["replay", "some-game", "--data-dir", "no-such-dir"], ["MAYI_DATA_DIR", "no-such-dir"]),
+    ],
+)
+def test_a_bad_setting_ends_the_command_in_one_line_naming_it(
+    tmp_path: Path, env: dict[str, str], args: list[str], named: list[str]
+) -> None:
+    ran = mayi(tmp_path, clean_env(**env), *args, *(["--port", str(free_port())] if args[0] == "serve" else []))
+    assert_one_line(ran, *named)
+    if args[0] == "serve":
+        assert not (tmp_path / "var").exists()  # nothing started: the check came first
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line_before_starting_anything(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        ran = mayi(tmp_path, clean_env(), "serve", "--port", str(port))
+    assert_one_line(ran, "--port", f"127.0.0.1:{port}", "in use")
+    assert not (tmp_path / "var").exists()  # no embedded Redis was started, no banner printed
+
+
+def test_a_worker_waits_for_an_unreachable_redis_in_one_line_then_starts(tmp_path: Path) -> None:
+    if MAYI is None:
+        pytest.skip("the mayi command is not installed")
+    port = free_port()
+    env = clean_env(REDIS_URL=f"redis://127.0.0.1:{port}/0")
+    err = tmp_path / "worker.err"
+    with err.open("wb") as ferr:
+        proc = subprocess.Popen(
+            [str(MAYI), "worker"], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=ferr, start_new_session=True
+        )
+    server = RedisProcess(tmp_path / "redis", port=port)
+    try:
+        assert wait_until(lambda: "waiting for it" in err.read_text(), CAP), err.read_text()
+        # The sweeper (every 2 s) and the ladder's ticker (every 2.5 s) would have logged by now.
+        wait_until(lambda: proc.poll() is not None, 6.0)
+        waiting = err.read_text()
+        assert proc.poll() is None, waiting
+        assert len(waiting.splitlines()) == 1 and "Traceback" not in waiting, waiting
+        assert "REDIS_URL" in waiting and f"127.0.0.1:{port}" in waiting, waiting
+
+        server.start()
+        client = server.client()
+        try:
+            # Up: it starts its RQ worker (registered in Redis) and says so, in one more line.
+            assert wait_until(lambda: bool(client.smembers("rq:workers")), CAP), err.read_text()
+        finally:
+            client.close()
+        assert "Redis answers; starting" in err.read_text()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(CAP)
+        assert "Traceback" not in err.read_text(), err.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(CAP)
+        server.stop()
+        kill_all_in(tmp_path)
+
+
+def test_serve_starts_without_gevents_monkey_patch_warning(tmp_path: Path) -> None:
+    with ready_server(tmp_path) as served:
+        assert served.stop() == 0
+    assert "MonkeyPatchWarning" not in served.stderr(), served.stderr()
+    assert "Traceback" not in served.stderr(), served.stderr()
+
+
+def test_gunicorn_with_the_services_config_starts_without_the_warning(tmp_path: Path) -> None:
+    """The Dockerfile's and the compose file's command: ``gunicorn -c python:mayi_service.gunicorn_config``."""
+    from serving import healthy
+
+    gunicorn = Path(str(MAYI)).parent / "gunicorn" if MAYI else None
+    if gunicorn is None or not gunicorn.exists():
+        pytest.skip("gunicorn is not installed beside mayi")
+    port = free_port()
+    err = tmp_path / "gunicorn.err"
+    command = [str(gunicorn), "-c", "python:mayi_service.gunicorn_config", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", "1", "mayi_service.wsgi:app"]
+    with err.open("wb") as ferr:
+        proc = subprocess.Popen(
+            command,
+            env=clean_env(MAYI_DATA_DIR=str(tmp_path / "data")),
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=ferr,
+            start_new_session=True,
+        )
+    try:
+        assert wait_until(lambda: healthy(f"http://127.0.0.1:{port}") or proc.poll() is not None, CAP)
+        assert proc.poll() is None, err.read_text()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(CAP)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(CAP)
+        kill_all_in(tmp_path)
+    assert "MonkeyPatchWarning" not in err.read_text(), err.read_text()
