@@ -115,6 +115,36 @@ def test_malformed_chunked_framing_gets_400_naming_it(server: Served, body: byte
     no_traceback(server)
 
 
+def test_well_formed_bodies_in_every_framing_are_read_whole(server: Served) -> None:
+    """Chunked (with an extension and a trailer) and after ``100 Continue``: the body is
+    read whole, and the request pipelined behind the chunked one is answered too."""
+    body = json.dumps({"variant": "may_i", "seats": 3}).encode()
+    with closing(connect(server.port)) as sock:
+        half = len(body) // 2
+        chunks = b"%x;part=1\r\n%s\r\n%x\r\n%s\r\n0\r\nX-Note: end\r\n\r\n" % (
+            half,
+            body[:half],
+            len(body) - half,
+            body[half:],
+        )
+        sock.sendall(CHUNKED_HEAD + chunks + b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        answers = until_closed(sock)
+    assert answers.startswith(b"HTTP/1.1 201 "), answers[:500]
+    assert answers.count(b"HTTP/1.1 ") == 2 and b"HTTP/1.1 200 " in answers, answers[:500]
+    with closing(connect(server.port)) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Expect: 100-continue\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body)
+        )
+        continued = b""
+        while b"\r\n\r\n" not in continued:
+            continued += sock.recv(4096)
+        assert continued == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        assert until_closed(sock).startswith(b"HTTP/1.1 201 ")
+    no_traceback(server)
+
+
 def test_a_chunked_body_cut_short_gets_400(server: Served) -> None:
     with closing(connect(server.port)) as sock:
         sock.sendall(CHUNKED_HEAD + b"2\r\n{}\r\n")  # no last chunk, and the client's side closes
