@@ -149,13 +149,14 @@ def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | No
         if req._expected_100_continue:  # refused before the client sends it
             raise Refused(413, "Request Too Large", f"The request body is too large: {limit}; {length:,} announced")
         return None
-    if req._expected_100_continue:
-        sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-        req._expected_100_continue = False  # (gunicorn would send it again)
+    continued = req._expected_100_continue
+    req._expected_100_continue = False  # (else gunicorn would send it again)
     body = Body(BoundedChunkedReader(req, req.unreader, max_bytes)) if chunked else req.body
     data: bytes | None = None
     try:
         with gevent.Timeout(seconds or None, False):
+            if continued:
+                sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
             data = body.read()
     except TooLarge as exc:
         raise Refused(
