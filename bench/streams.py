@@ -16,7 +16,8 @@ What it does, in each run:
   ``MAYI_MAX_WAITING_PER_PROCESS`` (to streams + 500) and
   ``MAYI_RATE_LIMITS_ENABLED=false`` (1,000 stream requests from one address in a
   few seconds); ``MAYI_BODY_TIMEOUT_SECONDS=0`` keeps the half-sent requests
-  open for the whole run (they would get 408 after 15 s). Clock jobs are off.
+  open for the whole run (they would get 408 after 15 s), and
+  ``MAYI_MAX_CONNECTIONS_PER_ADDRESS=0`` lets one address hold them all. Clock jobs are off.
   Stopped at the end of the run, also on errors.
 * **Game**: one client thread plays 4-player May I games (``bench/api.py``'s
   client: each action is one POST, its answer the next view), one action after
@@ -127,6 +128,8 @@ def mayi_serve(streams: int) -> Iterator[Served]:
             "MAYI_WORKER_CONNECTIONS": str(max(4000, 2 * streams + 1000)),
             # The half-sent requests stay for the whole run (by default they get 408 after 15 s).
             "MAYI_BODY_TIMEOUT_SECONDS": "0",
+            # Every idle connection comes from 127.0.0.1 (by default one address holds 128).
+            "MAYI_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
     )
     log = folder / "serve.log"

@@ -86,6 +86,13 @@ class Settings:
     #: Seconds a request body (sent with Content-Length) may take to arrive whole,
     #: under gunicorn; a slower one gets 408 and its connection is closed (0: no limit).
     body_timeout_seconds: int = 15
+    #: Seconds a client may take to take in each write of an answer (a whole answer, or one
+    #: event of a stream), under gunicorn; a slower one's connection is closed (0: no limit).
+    write_timeout_seconds: int = 15
+    #: Connections one client address (an IPv6 address's /64) may hold open at once to one
+    #: API process under gunicorn; one more gets 429 and is closed (0: no bound; none
+    #: either with MAYI_TRUSTED_PROXIES above 0, where every connection is the proxy's).
+    max_connections_per_address: int = 128
     #: Retention, in seconds (0: for ever): a table waiting for players expires this long after
     #: it was created or a seat was last taken; a finished game (with its replay) this long after it ended.
     waiting_ttl: int = 3600

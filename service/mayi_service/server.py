@@ -13,7 +13,6 @@ error answers (414, 431, 400 for a request it cannot parse) as
 from __future__ import annotations
 
 import gc
-import io
 import json
 import logging
 import resource
@@ -26,6 +25,7 @@ from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
 # Nothing imported here may import redis or requests: gunicorn's master imports this module
 # for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
+from .deadlines import BoundedConnections
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,9 @@ GUNICORN_ERRORS = {
     403: "forbidden",
     414: "uri_too_long",
     408: "request_timeout",
+    413: "request_too_large",
     417: "expectation_failed",
+    429: "rate_limited",
     431: "headers_too_large",
     500: "internal_error",
     501: "not_implemented",
@@ -64,37 +66,30 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
             f"{message}: at most {limits.get('limit_request_fields', 100)} header fields of at most "
             f"{limits.get('limit_request_field_size', 8190)} bytes each"
         )
-    elif status == 408:
+    elif status in (408, 413, 429):
         detail = message
     elif status == 500:
         detail = "Something went wrong on our side; it has been logged"
     else:
         detail = f"The request is not valid HTTP/1.1: {message}" if message else "The request is not valid HTTP/1.1"
     body = json.dumps({"type": PROBLEM_TYPE + code, "title": reason, "status": status, "detail": detail, "code": code})
+    retry = "Retry-After: 1\r\n" if status == 429 else ""
     head = (
-        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {CONTENT_TYPE}\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {CONTENT_TYPE}\r\n{retry}"
         f"Content-Length: {len(body)}\r\n\r\n"
     )
     return (head + body).encode("latin-1")
 
 
-class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
+class GeventWorker(BoundedConnections, _GunicornGeventWorker):  # type: ignore[misc]
     """gunicorn's gevent worker, with problem+json error answers, enough file
-    descriptors, and a deadline on request bodies.
-
-    A body announced with ``Content-Length`` (up to ``MAYI_MAX_BODY_BYTES``) must
-    arrive whole within ``MAYI_BODY_TIMEOUT_SECONDS``, or the request gets 408 and
-    its connection is closed: a client that never finishes its upload cannot hold
-    a connection for longer than that. The body is read before the app runs, so
-    the app never waits on a slow client.
+    descriptors, and every phase of a connection bounded (:mod:`.deadlines`: the
+    head, the body in any framing, each write of the answer, and connections per
+    address). The body is read before the app runs, so the app never waits on a
+    slow client.
     """
 
     def init_process(self) -> None:
-        from .config import Settings
-
-        settings = Settings.from_env()
-        self.body_seconds = settings.body_timeout_seconds
-        self.max_body = settings.max_body_bytes
         limits = {
             "limit_request_line": self.cfg.limit_request_line,
             "limit_request_fields": self.cfg.limit_request_fields,
@@ -125,23 +120,8 @@ class GeventWorker(_GunicornGeventWorker):  # type: ignore[misc]
         gc.collect()
         gc.freeze()
 
-    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
-        length = _content_length(req)
-        if self.body_seconds > 0 and 0 < length <= self.max_body and not req._expected_100_continue:
-            import gevent
-
-            data = None
-            with gevent.Timeout(self.body_seconds, False):
-                data = req.body.read()
-            if data is None:
-                message = (
-                    f"The request body ({length} bytes announced) did not arrive within {self.body_seconds} s "
-                    "(MAYI_BODY_TIMEOUT_SECONDS)"
-                )
-                util.write_nonblock(sock, problem_bytes(408, "Request Timeout", message, self.limits))
-                raise StopIteration()  # gunicorn closes the connection
-            req.body = io.BytesIO(data)
-        return super().handle_request(listener_name, req, sock, addr)
+    def problem(self, status: int, reason: str, detail: str) -> bytes:
+        return problem_bytes(status, reason, detail, self.limits)
 
 
 class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
@@ -186,20 +166,6 @@ class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
         self.send_headers()
         self.flush_head()  # a response with no body bytes (204, HEAD, an empty body)
         super().close()
-
-
-def _content_length(req: Any) -> int:
-    """The ``Content-Length`` of a request without ``Transfer-Encoding`` (else 0)."""
-    length = 0
-    for name, value in req.headers:
-        if name == "TRANSFER-ENCODING":
-            return 0
-        if name == "CONTENT-LENGTH":
-            try:
-                length = int(value)
-            except ValueError:
-                return 0
-    return length
 
 
 def raise_open_files(wanted: int) -> int:

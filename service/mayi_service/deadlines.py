@@ -1,0 +1,263 @@
+"""Every phase of a connection bounded, under gunicorn's gevent workers.
+
+A client may hold a connection only while it makes progress, and one address may
+hold only so many (docs/operations.md, "Connections and deadlines"):
+
+- **the request head** and **an idle keep-alive connection**: gunicorn's own
+  ``keepalive`` (5 s, in ``gunicorn_config``) bounds the wait for a whole head,
+  from the connection's start or the previous answer's end; gunicorn's
+  ``limit_request_*`` bound its size;
+- **the body**, in any framing (``Content-Length``, chunked, after an
+  ``Expect: 100-continue``): it is read whole before the app runs, within
+  ``MAYI_BODY_TIMEOUT_SECONDS`` (408 beyond) and up to ``MAYI_MAX_BODY_BYTES``
+  (413 as soon as a length or a chunk size says more); malformed chunked framing
+  is a 400 naming what is wrong;
+- **the answer**: each write (a whole answer, or one event of a stream) must be
+  taken by the client within ``MAYI_WRITE_TIMEOUT_SECONDS``, or the connection is
+  closed;
+- **per address**: at most ``MAYI_MAX_CONNECTIONS_PER_ADDRESS`` connections of one
+  client address (an IPv6 address's /64) at once in a worker process; one more is
+  answered 429 and closed. In total, gunicorn's ``worker_connections``.
+"""
+
+from __future__ import annotations
+
+import io
+import ipaddress
+from collections import Counter
+from contextlib import suppress
+from typing import Any
+
+from gunicorn import util
+from gunicorn.http.body import Body, ChunkedReader
+from gunicorn.http.errors import (
+    ChunkMissingTerminator,
+    InvalidChunkExtension,
+    InvalidChunkSize,
+    NoMoreData,
+    ParseException,
+)
+
+#: Seconds a refused connection may linger to take in the request it sent (so that
+#: closing does not reset the connection under the answer), at most.
+REFUSAL_LINGER_SECONDS = 0.5
+
+
+class Refused(Exception):
+    """A request the worker answers itself, with ``status`` and a ``detail`` that names
+    the rule or setting it broke; its connection is then closed."""
+
+    def __init__(self, status: int, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+
+
+class TooLarge(ParseException):  # type: ignore[misc]
+    """A chunked body whose chunk sizes add up to more than the limit."""
+
+    def __init__(self, announced: int) -> None:
+        super().__init__(announced)
+        self.announced = announced
+
+
+class BoundedChunkedReader(ChunkedReader):  # type: ignore[misc]
+    """gunicorn's chunked reader, refusing a body as soon as its chunk sizes add up to
+    more than ``limit`` bytes (before the data of that chunk is waited for)."""
+
+    def __init__(self, req: Any, unreader: Any, limit: int) -> None:
+        self.limit = limit
+        self.announced = 0
+        super().__init__(req, unreader)
+
+    def parse_chunk_size(self, unreader: Any, data: bytes | None = None) -> tuple[int, bytes | None]:
+        size, rest = super().parse_chunk_size(unreader, data)
+        self.announced += size
+        if self.announced > self.limit:
+            raise TooLarge(self.announced)
+        return size, rest
+
+
+def address_key(addr: Any) -> str | None:
+    """The client a connection counts against: its IPv4 address, or its IPv6 address's
+    /64 (one host's, or one site's, usual share); ``None`` for a Unix socket."""
+    if not isinstance(addr, tuple) or not addr:
+        return None
+    try:
+        ip = ipaddress.ip_address(str(addr[0]).split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+def _framing(req: Any) -> tuple[bool, int]:
+    """Whether the body is chunked, and its ``Content-Length`` (0 if none)."""
+    length = 0
+    for name, value in req.headers:
+        if name == "TRANSFER-ENCODING":
+            return True, 0  # gunicorn refuses every other transfer coding (501, 400)
+        if name == "CONTENT-LENGTH":
+            with suppress(ValueError):  # (gunicorn refused a length that is not digits)
+                length = int(value)
+    return False, length
+
+
+def _printable(data: Any) -> str:
+    text = data.decode("latin-1") if isinstance(data, bytes) else str(data)
+    return repr(text[:40])
+
+
+def _malformed(exc: Exception) -> str:
+    """What is wrong with a chunked body, in a sentence."""
+    if isinstance(exc, InvalidChunkSize):
+        if isinstance(exc.data, bytes):
+            return (
+                f"the chunk size {_printable(exc.data)} is not a hexadecimal number "
+                "(only the digits 0-9, a-f, A-F: no sign, prefix or spaces)"
+            )
+        return f"a chunk size line is too long ({exc.data})"
+    if isinstance(exc, ChunkMissingTerminator):
+        if not exc.term:
+            return "the body ended before its last chunk (a chunk of size 0, then an empty line)"
+        return (
+            f"a chunk's data is not followed by CRLF (found {_printable(exc.term)}): "
+            "the data is longer than its chunk size says, or the CRLF is missing"
+        )
+    if isinstance(exc, InvalidChunkExtension):
+        return f"a chunk extension is not valid ({exc.reason})"
+    return f"its trailer section is not valid ({exc})"
+
+
+def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | None:
+    """Read the body of ``req`` whole, in whatever framing, within ``seconds`` (0: no
+    limit) and up to ``max_bytes``; ``None`` when there is nothing to read here (no body,
+    or a ``Content-Length`` over the limit, which the app answers with 413 without
+    reading it). Raises :class:`Refused` for a body that is too large (413), malformed
+    or cut short (400), or too slow (408)."""
+    import gevent
+
+    chunked, length = _framing(req)
+    limit = f"at most {max_bytes:,} bytes (MAYI_MAX_BODY_BYTES)"
+    if not chunked and length <= 0:
+        return None
+    if not chunked and length > max_bytes:
+        if req._expected_100_continue:  # refused before the client sends it
+            raise Refused(413, "Request Too Large", f"The request body is too large: {limit}; {length:,} announced")
+        return None
+    continued = req._expected_100_continue
+    req._expected_100_continue = False  # (else gunicorn would send it again)
+    body = Body(BoundedChunkedReader(req, req.unreader, max_bytes)) if chunked else req.body
+    data: bytes | None = None
+    try:
+        with gevent.Timeout(seconds or None, False):
+            if continued:
+                sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            data = body.read()
+    except TooLarge as exc:
+        raise Refused(
+            413, "Request Too Large", f"The request body is too large: {limit}; its chunks announce {exc.announced:,}"
+        ) from None
+    except NoMoreData:
+        detail = "The request body was cut short: the client closed the connection before its end"
+        raise Refused(400, "Bad Request", detail) from None
+    except ParseException as exc:
+        detail = f"The request body's chunked framing is not valid: {_malformed(exc)}"
+        raise Refused(400, "Bad Request", detail) from None
+    if data is None:
+        announced = "chunked" if chunked else f"{length} bytes announced"
+        raise Refused(
+            408,
+            "Request Timeout",
+            f"The request body ({announced}) did not arrive within {seconds:g} s (MAYI_BODY_TIMEOUT_SECONDS)",
+        )
+    if not chunked and len(data) < length:
+        detail = f"The request body ended after {len(data)} of the {length} bytes its Content-Length announced"
+        raise Refused(400, "Bad Request", detail)
+    return data
+
+
+class BoundedConnections:
+    """A mixin for gunicorn's gevent worker: every phase of a connection bounded (this
+    module's docstring). It needs the worker's ``problem(status, reason, detail)``, the
+    bytes of a whole error answer."""
+
+    max_body: int
+    body_seconds: float
+    write_seconds: float
+    per_address: int
+    held: Counter[str]
+    log: Any
+
+    def problem(self, status: int, reason: str, detail: str) -> bytes:  # pragma: no cover - the worker's
+        raise NotImplementedError
+
+    def init_process(self) -> None:
+        from .config import Settings
+
+        settings = Settings.from_env()
+        self.max_body = settings.max_body_bytes
+        self.body_seconds = settings.body_timeout_seconds
+        self.write_seconds = settings.write_timeout_seconds
+        # Behind a proxy every connection comes from the proxy: the proxy bounds its clients.
+        self.per_address = settings.max_connections_per_address if settings.trusted_proxies == 0 else 0
+        self.held = Counter()
+        super().init_process()  # type: ignore[misc]
+
+    def handle(self, listener: Any, client: Any, addr: Any) -> None:
+        key = address_key(addr) if self.per_address else None
+        if key is None:
+            super().handle(listener, client, addr)  # type: ignore[misc]
+            return
+        if self.held[key] >= self.per_address:
+            self._refuse(client, key)
+            return
+        self.held[key] += 1
+        try:
+            super().handle(listener, client, addr)  # type: ignore[misc]
+        finally:
+            self.held[key] -= 1
+            if not self.held[key]:
+                del self.held[key]
+
+    def _refuse(self, client: Any, key: str) -> None:
+        detail = (
+            f"Too many connections: {key} has {self.per_address} open to this server process, as many as one "
+            "address may (MAYI_MAX_CONNECTIONS_PER_ADDRESS); close one, or retry after Retry-After seconds"
+        )
+        self.log.info("refused a connection from %s: %d open (MAYI_MAX_CONNECTIONS_PER_ADDRESS)", key, self.per_address)
+        with suppress(OSError):
+            util.write_nonblock(client, self.problem(429, "Too Many Requests", detail))
+        util.close_graceful(client, timeout=REFUSAL_LINGER_SECONDS)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        try:
+            data = read_body(req, sock, self.max_body, self.body_seconds)
+        except Refused as refused:
+            self.log.info("refused a request from %s: %s", addr[0] if addr else "?", refused.detail)
+            with suppress(OSError):
+                util.write_nonblock(sock, self.problem(refused.status, refused.reason, refused.detail))
+            # Half-close and drain what is left (bounded), so that the answer is not lost to a reset.
+            util.close_graceful(sock)
+            raise StopIteration() from None  # gunicorn closes the connection
+        if data is not None:
+            req.body = io.BytesIO(data)
+        # From here the app runs and the answer is written: no read of this socket
+        # waits, and each write must be taken within write_seconds.
+        sock.settimeout(self.write_seconds or None)
+        try:
+            return super().handle_request(listener_name, req, sock, addr)  # type: ignore[misc]
+        except TimeoutError:
+            self.log.info(
+                "closed a connection from %s: it did not take an answer within %g s (MAYI_WRITE_TIMEOUT_SECONDS)",
+                addr[0] if addr else "?",
+                self.write_seconds,
+            )
+            raise StopIteration() from None
+        finally:
+            with suppress(OSError):
+                sock.settimeout(None)
