@@ -15,7 +15,9 @@ decision through the API in the background; :func:`serve_webhooks` runs it with 
 A decision the bot waited on (:data:`~mayi_sdk.bot.WAIT`) or left to the clock is not
 asked again: another delivery with the same ``key`` (the service sends one a key, but a
 receiver may also see it through a retry) is let pass; a delivery under a new key (the
-seat's legal moves changed) is asked.
+seat's legal moves changed) is asked. Every move is sent under the key of the decision it
+answers (the delivery's, then the key each move's answer carries), as
+:func:`~mayi_sdk.run_polling` sends them.
 """
 
 from __future__ import annotations
@@ -117,7 +119,9 @@ class WebhookReceiver:
         self.remember = remember
         self.seen: OrderedDict[str, float] = OrderedDict()
         self.lock = threading.Lock()
+        #: What the receiver did (as :class:`~mayi_sdk.runners.RunStats` counts it; no polls).
         self.stats = RunStats()
+        self._limited = client.rate_limited  # the client's 429s waited out before the receiver
         #: Decisions let pass (waited on, or left to the clock): their keys, and the
         #: (game, seat, version) of a move's answer left so (it has no key).
         self._passed: OrderedDict[object, None] = OrderedDict()
@@ -166,6 +170,8 @@ class WebhookReceiver:
         except Exception:  # pragma: no cover - _play_decision handles the API's errors
             log.exception("game %s: playing the decision failed", decision.game_id)
             return
+        finally:
+            self.stats.rate_limited = self.client.rate_limited - self._limited
         if undecided is None:
             return
         with self.lock:

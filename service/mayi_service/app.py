@@ -8,17 +8,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
+from limits import RateLimitItem, parse_many
 
 from . import problems
 from .api import bots as bots_api
 from .api import games, health
 from .api import ladder as ladder_api
-from .api.common import Services, bearer_token
+from .api.common import DECISION, Services, bearer_token
 from .clock import game_parts
 from .config import Settings
 from .games import token_hash
@@ -38,6 +39,11 @@ events for the contract-rummy games **May I** and **Shanghai**.
   token: the public (spectator) view.
 * Errors are `application/problem+json` with a stable `code`; a rule
   violation says which rule, in words a player understands.
+* Rate limits count what play does not need: a move the game accepts, a
+  decisions poll that lists a decision and a seat's view with legal moves are
+  not counted. Each response names its limits in `RateLimit-Policy` and the
+  state of the first in `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10);
+  a 429 also has `Retry-After`.
 * Actions accept `If-Match: <version>` (412 if the game moved on) or
   `If-Match: key:<decision key>` (412 if the seat's choices changed), and
   `Idempotency-Key` (a retry gets the first response again).
@@ -94,6 +100,18 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string"},
     },
     "RetryAfter": {"description": "Seconds to wait before trying again", "schema": {"type": "integer", "minimum": 1}},
+    # draft-ietf-httpapi-ratelimit-headers-10 (Structured Fields lists of items).
+    "RateLimitPolicy": {
+        "description": "Every rate limit the request was counted against: its name, `q` the requests it "
+        'allows and `w` its window in seconds, e.g. `"token";q=600;w=60, "address";q=3000;w=60` '
+        "(draft-ietf-httpapi-ratelimit-headers-10; sent on every response to a rate-limited request)",
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": "The state of the limit that applies first (the one exceeded, on a 429): `r` the "
+        'requests it has left, `t` the seconds until its window lets more in, e.g. `"token";r=42;t=17`',
+        "schema": {"type": "string"},
+    },
 }
 
 
@@ -187,8 +205,51 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.register_blueprint(ladder_api.blp)  # the bot ladder
     problems.register(app)
 
-    # Two limits over all routes together: one per token (anonymous callers: per
-    # address), one per client address whatever the token.
+    _rate_limits(app, settings, url)
+    _request_hooks(app, settings)
+    _docs(app)
+    return app
+
+
+def _counted(response: Response) -> bool:
+    """Whether the request counts against the ``token`` and ``address`` limits: every one
+    except a request that answers or brings the caller's decision (a move the game accepted,
+    a decisions poll that lists one, a seat's view with legal moves: see
+    :func:`~.api.common.answers_decision`). Such requests are as many as the game's own
+    pace allows: one decision of a seat at a time."""
+    return DECISION not in request.environ
+
+
+def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
+    """The rate limits (flask-limiter), each announced on every response it applies to by
+    the ``RateLimit-Policy`` and ``RateLimit`` header fields (:func:`_announce`).
+
+    Over all routes together, one limit per token (anonymous callers: per address) and one
+    per client address whatever the token; neither counts the requests of play itself
+    (:func:`_counted`): each is tested before the request and counted after its answer
+    (flask-limiter's ``deduct_when``). Creating a table costs more than any other request
+    (it may be played out by the worker), and so does registering a bot: each has its own,
+    much lower limit per address, which counts every attempt."""
+    limits = {
+        "token": (settings.rate_limit_token, "requests of one token that answer no decision", "TOKEN"),
+        "address": (settings.rate_limit_address, "requests of one client address that answer no decision", "ADDRESS"),
+        "create": (settings.rate_limit_create, "tables created per client address", "CREATE"),
+        "bots": (settings.rate_limit_bots, "bots registered per client address", "BOTS"),
+    }
+    message = {name: f"{text} ({what}, MAYI_RATE_LIMIT_{setting})" for name, (text, what, setting) in limits.items()}
+    policies: dict[tuple[str, RateLimitItem], str] = {}
+    for name, (text, _, _) in limits.items():
+        items = parse_many(text)
+        for item in items:
+            policies[name, item] = name if len(items) == 1 else f"{name}-{_per(item)}"
+    # After-request functions run last-registered first: this one, registered before the
+    # limiter's, runs after it (which makes the deductions of the request) and so
+    # announces what remains once the request is counted.
+    app.after_request(_announce(policies))
+
+    def only(endpoint: str) -> Callable[[], bool]:
+        return lambda: request.endpoint != endpoint
+
     limiter = Limiter(
         _limit_key,
         app=app,
@@ -196,37 +257,93 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         storage_options=_limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
+        # All four are application limits, so that each request is tested against its
+        # limits in one pass (and the header fields see them all).
         application_limits=[
-            ApplicationLimit(settings.rate_limit_token, key_function=_limit_key, scope="token"),
-            ApplicationLimit(settings.rate_limit_address, key_function=_address_key, scope="address"),
+            ApplicationLimit(
+                settings.rate_limit_token,
+                key_function=_limit_key,
+                scope="token",
+                deduct_when=_counted,
+                error_message=message["token"],
+            ),
+            ApplicationLimit(
+                settings.rate_limit_address,
+                key_function=_address_key,
+                scope="address",
+                deduct_when=_counted,
+                error_message=message["address"],
+            ),
+            ApplicationLimit(
+                settings.rate_limit_create,
+                key_function=_address_key,
+                scope="create",
+                methods=["POST"],
+                exempt_when=only("games.Games"),
+                error_message=message["create"],
+            ),
+            ApplicationLimit(
+                settings.rate_limit_bots,
+                key_function=_address_key,
+                scope="bots",
+                methods=["POST"],
+                exempt_when=only("bots.BotAccounts"),
+                error_message=message["bots"],
+            ),
         ],
-        headers_enabled=settings.rate_limit_headers,
         # limits tags each counter's keys itself (``{<key>}``): on a cluster they spread over the nodes.
         key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
     limiter.exempt(_web_blp)  # the page and its assets: no API work
-    # Creating a table costs more than any other request (it may be played out by the
-    # worker), and so does registering a bot: each has its own, much lower limit per address.
-    _limit_posts(app, limiter, "games.Games", settings.rate_limit_create, "create", "tables created", "CREATE")
-    _limit_posts(app, limiter, "bots.BotAccounts", settings.rate_limit_bots, "bots", "bots registered", "BOTS")
     app.extensions["mayi_limiter"] = limiter
-
-    _request_hooks(app, settings)
-    _docs(app)
-    return app
+    return limiter
 
 
-def _limit_posts(app: Flask, limiter: Limiter, endpoint: str, limit: str, scope: str, what: str, name: str) -> None:
-    """A limit of its own, per client address, on the POSTs to ``endpoint`` (setting ``MAYI_RATE_LIMIT_<name>``)."""
-    decorate = limiter.limit(
-        limit,
-        key_func=_address_key,
-        methods=["POST"],
-        scope=scope,
-        error_message=f"{limit} ({what} per client address, MAYI_RATE_LIMIT_{name})",
-    )
-    app.view_functions[endpoint] = decorate(app.view_functions[endpoint])
+def _per(item: RateLimitItem) -> str:
+    """``per-minute``, ``per-5-minutes``: the window of a limit item, in a policy's name."""
+    unit = item.GRANULARITY.name
+    return f"per-{unit}" if item.multiples == 1 else f"per-{item.multiples}-{unit}s"
+
+
+def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Response], Response]:
+    """The after-request function that announces the rate limits of a response
+    (draft-ietf-httpapi-ratelimit-headers-10): ``RateLimit-Policy`` lists every limit the
+    request was tested against (``"token";q=600;w=60``), ``RateLimit`` the state of the one
+    with the smallest quota (the one exceeded, on a 429): ``"token";r=42;t=17``, the
+    requests it has left and the seconds until its window lets more in. The policy list is made
+    once per set of limits; the state costs one read of the limit's counters."""
+    made: dict[tuple[str, ...], str] = {}
+
+    def name_of(limit: Any) -> str:
+        scope = str(limit.request_args[-1]).rsplit(":", 1)[-1]  # route limits: "<endpoint>:<scope>"
+        return policies.get((scope, limit.limit)) or scope
+
+    def announce(response: Response) -> Response:
+        limiter: Limiter | None = current_app.extensions.get("mayi_limiter")
+        tested = limiter.current_limits if limiter is not None else None
+        if not tested:
+            return response
+        names = tuple(name_of(limit) for limit in tested)
+        policy = made.get(names)
+        if policy is None:
+            policy = ", ".join(
+                f'"{name}";q={limit.limit.amount};w={limit.limit.get_expiry()}'
+                for name, limit in zip(names, tested, strict=True)
+            )
+            if len(made) < 64:
+                made[names] = policy
+        # The limit exceeded, on a 429; otherwise the one with the smallest quota.
+        first = limiter.current_limit if response.status_code == 429 else None
+        if first is None:
+            first = min(tested, key=lambda limit: limit.limit.amount)
+        left = response.headers.get("Retry-After") if response.status_code == 429 else None
+        seconds = int(left) if left is not None and left.isdigit() else problems.reset_seconds(first)
+        response.headers["RateLimit-Policy"] = policy
+        response.headers["RateLimit"] = f'"{name_of(first)}";r={first.remaining};t={seconds}'
+        return response
+
+    return announce
 
 
 def _request_hooks(app: Flask, settings: Settings) -> None:
@@ -236,7 +353,8 @@ def _request_hooks(app: Flask, settings: Settings) -> None:
     CORS headers (flask-cors) are only worked out for requests that carry an ``Origin``:
     a browser always sends one on a cross-origin request, and the work costs about a tenth
     of a millisecond that bots and servers would pay for nothing."""
-    CORS(app, origins=list(settings.cors_origins), expose_headers=["ETag", "Retry-After", "Location"])
+    exposed = ["ETag", "Retry-After", "Location", "RateLimit", "RateLimit-Policy"]
+    CORS(app, origins=list(settings.cors_origins), expose_headers=exposed)
     cors_headers = app.after_request_funcs[None].pop()  # the after-request function CORS() just added
     metrics = health.after_request
 

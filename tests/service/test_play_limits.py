@@ -1,0 +1,91 @@
+"""Normal play is never throttled, and no move of a polling bot is refused for a race.
+
+A bot playing at full speed through the SDK's ``run_polling`` against three house bots,
+on a real ``mayi serve`` with the settings a user gets (rate limits on, clock jobs on,
+its job worker): whole games of both variants, with the answers the server sent counted
+at the server (its ``/metrics``) and in the SDK (``RunStats``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+import requests
+from serving import Served, mayi_serve
+
+from mayi_sdk import Bot, Client, RunStats, run_polling
+
+#: The longest a whole game may take on a loaded CI machine (a cap, not a timing).
+GAME_CAP = 300.0
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[Served]:
+    """A default ``mayi serve``: only the Redis is the suite's (and clock jobs are on, as
+    they are by default; the helper turns them off unless told)."""
+    env = {"MAYI_REDIS_URL": redis_url, "MAYI_SCHEDULE_CLOCK_JOBS": "true"}
+    with mayi_serve(tmp_path_factory.mktemp("play-limits"), env, worker=True) as server:
+        server.wait_ready()
+        yield server
+
+
+def _answers(url: str) -> dict[str, float]:
+    """Responses the server sent so far, by status (from ``mayi_http_requests_total``)."""
+    text = requests.get(f"{url}/metrics", timeout=30).text
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("mayi_http_requests_total{"):
+            status = re.search(r'status="(\d+)"', line)
+            assert status is not None, line
+            found[status.group(1)] = found.get(status.group(1), 0.0) + float(line.rsplit(" ", 1)[1])
+    return found
+
+
+def _play(url: str, variant: str) -> tuple[RunStats, dict[str, float]]:
+    """A whole game of ``variant``: a polling bot (the SDK's default ``Bot``) in seat 0 and
+    three house bots; the runner's stats and the answers the server sent meanwhile."""
+    with Client(url) as anon:
+        account = anon.register_bot(f"full-speed-{variant}")
+        game_id = anon.create_game(variant, 4).game_id
+        client = Client(url, account.token)
+        client.take_seat(game_id, "full speed")
+        before = _answers(url)
+        for name in ("greedy", "greedy", "strong"):
+            anon.take_seat(game_id, house_bot=name)
+    with client:
+        stats = run_polling(Bot(), client, wait=30, until_idle=True)
+        end = time.monotonic() + GAME_CAP
+        while client.get_game(game_id).status != "finished":  # until_idle returns once it has ended
+            assert time.monotonic() < end, f"game {game_id} did not finish within {GAME_CAP} s"
+            time.sleep(0.5)
+    after = _answers(url)
+    return stats, {status: after.get(status, 0.0) - before.get(status, 0.0) for status in after}
+
+
+def test_a_polling_bot_against_three_house_bots_is_never_throttled_in_may_i(served: Served) -> None:
+    stats, answers = _play(served.url, "may_i")
+    assert stats.moves > 100, stats  # a whole game was played
+    assert answers.get("429", 0) == 0, f"answers 429 during normal play: {answers}"
+    assert stats.rate_limited == 0, stats
+    # No move refused but those the rules refuse to anyone late: a claim or pass that
+    # arrived after the seat on turn took the upcard (the decision was gone).
+    assert stats.refused == stats.too_late == answers.get("412", 0) and stats.version_conflicts == 0, stats
+
+
+def test_a_polling_bot_in_shanghai_has_no_move_refused_for_a_race(served: Served) -> None:
+    """The seat's claim on its own discard (Shanghai lets the discarder buy it back) follows
+    its discard at once, while the house bots answer the same upcard: sent under the key the
+    discard's answer carries, another seat's answer does not refuse it. (Only a claim that
+    arrives after the seat on turn took the upcard is refused, as it would be to anyone:
+    ``too_late``.)"""
+    stats, answers = _play(served.url, "shanghai")
+    assert stats.moves > 100, stats
+    assert answers.get("429", 0) == 0, f"answers 429 during normal play: {answers}"
+    assert stats.version_conflicts == 0, stats
+    assert answers.get("412", 0) == stats.too_late == stats.refused, (answers, stats)
+    assert stats.too_late <= stats.moves // 20, (
+        f"more refused claims than the race with the seat on turn makes: {stats}"
+    )
