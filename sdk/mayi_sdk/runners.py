@@ -45,12 +45,12 @@ class RunStats:
     * ``refused``: moves the server refused (any 4xx answer to a move: the rules forbid it
       now (409), the seat's decision changed first (412), the move is malformed (422)...),
       each logged as a warning; the decision is left to the next poll, or to the clock;
-    * ``too_late``: of the refused moves, those refused with 412 because the seat had no
-      decision any more when the move arrived: another seat's move closed it first (the
-      seat on turn took the upcard the bot was answering, the clock played it). Play
-      itself makes these: a claim or a pass can always lose that race;
-    * ``version_conflicts``: the other moves refused with 412: the seat still had a
-      decision, but not the one the move answered (its choices had changed);
+    * ``too_late``: of the refused moves, the claims and passes refused with 412 because
+      the claim window they answered had closed when they arrived (the seat on turn took
+      the upcard or drew first, or the clock closed it). The rules make these: an answer
+      to the upcard can always lose that race to the seat on turn;
+    * ``version_conflicts``: the other moves refused with 412: the seat's choices had
+      changed since the decision the move answered;
     * ``failures``: decisions where ``decide`` raised or answered something not a move (the
       clock plays them);
     * ``waits``: decisions the bot waited on (:data:`~mayi_sdk.bot.WAIT`);
@@ -164,11 +164,14 @@ def _play_decision(
             after = client.play(game_id, move, if_match=None if decision else view.version, if_key=decision)
         except errors.VersionConflict as exc:
             stats.refused += 1
-            if decision and exc.problem.get("current_key", "") is None:
-                stats.too_late += 1  # the decision was closed first (the upcard taken, the clock)
+            if decision and move.type == "claim":
+                # Under its key, a claim (or pass) is refused only once the claim window it
+                # answered has closed: the seat on turn took the upcard or drew, or the clock.
+                stats.too_late += 1
+                log.info("game %s seat %d: %r came too late (its claim window closed): %s", game_id, seat, move, exc)
             else:
                 stats.version_conflicts += 1
-            log.warning("game %s seat %d: %r came too late (the game moved on): %s", game_id, seat, move, exc)
+                log.warning("game %s seat %d: %r came too late (the game moved on): %s", game_id, seat, move, exc)
             return None  # the next poll has the news
         except (errors.Conflict, errors.Invalid, errors.Forbidden, errors.NotFound, errors.BadRequest) as exc:
             stats.refused += 1

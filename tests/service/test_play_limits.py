@@ -71,7 +71,7 @@ def test_a_polling_bot_against_three_house_bots_is_never_throttled_in_may_i(serv
     assert answers.get("429", 0) == 0, f"answers 429 during normal play: {answers}"
     assert stats.rate_limited == 0, stats
     # No move refused but those the rules refuse to anyone late: a claim or pass that
-    # arrived after the seat on turn took the upcard (the decision was gone).
+    # arrived after the seat on turn took the upcard (its claim window had closed).
     assert stats.refused == stats.too_late == answers.get("412", 0) and stats.version_conflicts == 0, stats
 
 
