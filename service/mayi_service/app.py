@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import redis
 from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
@@ -385,11 +386,28 @@ def _limiter_uri(url: str) -> str:
     return url
 
 
+#: Connections the rate limits' storage may hold at once, per process (each request holds
+#: one for a moment, in turn, for each of its limit calls).
+LIMITER_CONNECTIONS = 1000
+
+
 def _limiter_options(url: str) -> dict[str, Any]:
-    """Options of the limits storage: on a cluster, the service's own timeouts (redis-py's
-    cluster client has none by default) and TLS for ``rediss+cluster://``."""
+    """Options of the limits storage: on a single Redis, a blocking pool of its own (redis-py's
+    default pool refuses a 101st connection at once, and a gevent worker may have more
+    requests than that in their limit calls together: each would be a 500); on a cluster,
+    the service's own timeouts (redis-py's cluster client has none by default) and TLS for
+    ``rediss+cluster://``."""
     if not is_cluster_url(url):
-        return {}
+        if url.split(":", 1)[0].lower() not in ("redis", "rediss", "unix"):
+            return {}  # (Sentinels: limits' own client)
+        pool = redis.BlockingConnectionPool.from_url(
+            url,
+            max_connections=LIMITER_CONNECTIONS,
+            timeout=10,
+            socket_timeout=COMMAND_TIMEOUT,
+            socket_connect_timeout=5,
+        )
+        return {"connection_pool": pool}
     options: dict[str, Any] = {"socket_timeout": COMMAND_TIMEOUT, "socket_connect_timeout": 5}
     if url.lower().startswith("rediss+"):
         options["ssl"] = True
