@@ -25,7 +25,7 @@ from .clock import game_parts
 from .config import Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
-from .store import COMMAND_TIMEOUT, connect, is_cluster_url, jobs_url, redis_url
+from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, connect, is_cluster_url, jobs_url, redis_url
 from .web import blp as _web_blp
 
 API_VERSION = "1.0.0"
@@ -248,9 +248,6 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
     # announces what remains once the request is counted.
     app.after_request(_announce(policies))
 
-    def only(endpoint: str) -> Callable[[], bool]:
-        return lambda: request.endpoint != endpoint
-
     limiter = Limiter(
         _limit_key,
         app=app,
@@ -258,8 +255,6 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
         storage_options=_limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
-        # All four are application limits, so that each request is tested against its
-        # limits in one pass (and the header fields see them all).
         application_limits=[
             ApplicationLimit(
                 settings.rate_limit_token,
@@ -275,28 +270,24 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
                 deduct_when=_counted,
                 error_message=message["address"],
             ),
-            ApplicationLimit(
-                settings.rate_limit_create,
-                key_function=_address_key,
-                scope="create",
-                methods=["POST"],
-                exempt_when=only("games.Games"),
-                error_message=message["create"],
-            ),
-            ApplicationLimit(
-                settings.rate_limit_bots,
-                key_function=_address_key,
-                scope="bots",
-                methods=["POST"],
-                exempt_when=only("bots.BotAccounts"),
-                error_message=message["bots"],
-            ),
         ],
         # limits tags each counter's keys itself (``{<key>}``): on a cluster they spread over the nodes.
         key_prefix=f"{settings.key_prefix}:ratelimit",
     )
     limiter.exempt(health.blp)
     limiter.exempt(_web_blp)  # the page and its assets: no API work
+    for endpoint, name in (("games.Games", "create"), ("bots.BotAccounts", "bots")):
+        decorate = limiter.limit(
+            limits[name][0], key_func=_address_key, methods=["POST"], scope=name, error_message=message[name]
+        )
+        app.view_functions[endpoint] = decorate(app.view_functions[endpoint])
+
+    @app.before_request
+    def tested() -> None:
+        # The application limits this request was tested against: a route's own limits,
+        # tested as its view is called, then take their place in ``current_limits``.
+        request.environ[TESTED] = limiter.current_limits
+
     app.extensions["mayi_limiter"] = limiter
     return limiter
 
@@ -305,6 +296,10 @@ def _per(item: RateLimitItem) -> str:
     """``per-minute``, ``per-5-minutes``: the window of a limit item, in a policy's name."""
     unit = item.GRANULARITY.name
     return f"per-{unit}" if item.multiples == 1 else f"per-{item.multiples}-{unit}s"
+
+
+#: Where the limits a request was tested against before its view are noted (its WSGI environ).
+TESTED = "mayi.limits"
 
 
 def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Response], Response]:
@@ -322,7 +317,12 @@ def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Respo
 
     def announce(response: Response) -> Response:
         limiter: Limiter | None = current_app.extensions.get("mayi_limiter")
-        tested = limiter.current_limits if limiter is not None else None
+        if limiter is None:
+            return response
+        routes = limiter.current_limits
+        tested = request.environ.get(TESTED, routes)  # (none noted: refused before the view, by a 429)
+        if routes is not tested and routes and routes[0] not in tested:
+            tested = [*tested, *routes]  # a route's own limits (table creation, bot registration)
         if not tested:
             return response
         names = tuple(name_of(limit) for limit in tested)
@@ -386,24 +386,25 @@ def _limiter_uri(url: str) -> str:
     return url
 
 
-#: Connections the rate limits' storage may hold at once, per process (each request holds
-#: one for a moment, in turn, for each of its limit calls).
-LIMITER_CONNECTIONS = 1000
+#: Connections the rate limits' storage may hold at once, per process: each request holds
+#: one for a moment, in turn, for each of its limit calls, and a gevent worker serves at
+#: most ``MAYI_WORKER_CONNECTIONS`` requests at once (4,000 by default).
+LIMITER_CONNECTIONS = MAX_CONNECTIONS
 
 
 def _limiter_options(url: str) -> dict[str, Any]:
-    """Options of the limits storage: on a single Redis, a blocking pool of its own (redis-py's
-    default pool refuses a 101st connection at once, and a gevent worker may have more
-    requests than that in their limit calls together: each would be a 500); on a cluster,
+    """Options of the limits storage: on a single Redis, a pool of its own as large as the
+    service's (redis-py's default pool refuses a 101st connection at once, and a gevent
+    worker may have more requests than that in their limit calls together: each was a
+    500); on a cluster,
     the service's own timeouts (redis-py's cluster client has none by default) and TLS for
     ``rediss+cluster://``."""
     if not is_cluster_url(url):
         if url.split(":", 1)[0].lower() not in ("redis", "rediss", "unix"):
             return {}  # (Sentinels: limits' own client)
-        pool = redis.BlockingConnectionPool.from_url(
+        pool = redis.ConnectionPool.from_url(
             url,
             max_connections=LIMITER_CONNECTIONS,
-            timeout=10,
             socket_timeout=COMMAND_TIMEOUT,
             socket_connect_timeout=5,
         )

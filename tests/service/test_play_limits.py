@@ -9,6 +9,7 @@ at the server (its ``/metrics``) and in the SDK (``RunStats``).
 from __future__ import annotations
 
 import re
+import socket
 import time
 from collections.abc import Iterator
 
@@ -89,3 +90,25 @@ def test_a_polling_bot_in_shanghai_has_no_move_refused_for_a_race(served: Served
     assert stats.too_late <= stats.moves // 20, (
         f"more refused claims than the race with the seat on turn makes: {stats}"
     )
+
+
+def test_many_requests_at_once_in_their_limit_calls_are_all_answered(served: Served) -> None:
+    """190 spectators open their event streams at once (from 48 addresses, four each: the
+    default cap per client; the server here serves 200 connections at once): every one is
+    answered 200 (the limits' Redis pool refused the 101st connection at once: those got
+    a 500)."""
+    with Client(served.url) as anon:
+        game_id = anon.create_game("may_i", 2).game_id
+    sockets = []
+    try:
+        for i in range(190):
+            source = (f"127.3.{i // 4 // 250}.{i // 4 % 250 + 1}", 0)
+            sock = socket.create_connection(("127.0.0.1", served.port), timeout=60, source_address=source)
+            sock.sendall(f"GET /v1/games/{game_id}/events/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            sockets.append(sock)
+        statuses = [sock.recv(64).split(b"\r\n", 1)[0] for sock in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+    assert statuses == [b"HTTP/1.1 200 OK"] * 190, sorted(set(statuses))
+    assert "Traceback" not in served.stderr() + served.stdout()
