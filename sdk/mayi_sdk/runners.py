@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import errors
@@ -135,13 +136,23 @@ def run_polling(
 
 
 def _play_decision(
-    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, key: str | None = None
+    bot: Bot,
+    client: Client,
+    game_id: str,
+    view: GameView,
+    stats: RunStats,
+    key: str | None = None,
+    take: Callable[[str], bool] | None = None,
 ) -> GameView | None:
     """Decide and play; while the answer is a view where the seat must act again, go on.
     Every move is sent with ``If-Match: key:<key>``, the key of the decision it answers
     (``key``, else the view's own: a move's answer carries the seat's next decision's key),
     so that another seat's answer to the same upcard does not refuse it; only a view without
     a key (a server that sends none) is played on its version.
+
+    ``take(key)``, if given, is asked before the bot decides on a move's answer: whether
+    this runner is the one to answer the decision with that key (a webhook receiver, also
+    sent that decision by the service, plays it only once); ``False`` ends the turn here.
 
     Returns the view the bot waited on or left to the clock (its ``decide`` failed or the
     server refused its move), or ``None`` when nothing is left undecided (a move committed,
@@ -185,4 +196,6 @@ def _play_decision(
         view = after
         if not view.legal or view.status != "playing":
             return None
+        if take is not None and view.key and not take(view.key):
+            return None  # another thread answers this decision (its delivery came)
     return view

@@ -334,11 +334,11 @@ def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Respo
             )
             if len(made) < 64:
                 made[names] = policy
-        # The limit exceeded, on a 429; otherwise the one with the smallest quota.
-        first = limiter.current_limit if response.status_code == 429 else None
-        if first is None:
+        # The limit exceeded (a 429); otherwise the one with the smallest quota.
+        first = limiter.current_limit
+        if first is None or not first.breached:
             first = min(tested, key=lambda limit: limit.limit.amount)
-        left = response.headers.get("Retry-After") if response.status_code == 429 else None
+        left = response.headers.get("Retry-After") if first.breached else None
         seconds = int(left) if left is not None and left.isdigit() else problems.reset_seconds(first)
         response.headers["RateLimit-Policy"] = policy
         response.headers["RateLimit"] = f'"{name_of(first)}";r={first.remaining};t={seconds}'
