@@ -212,6 +212,16 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     return app
 
 
+#: Reads of one game: its view, its events, its event stream. Following a game at full
+#: speed takes as many as the game makes commits: the ``address`` limit counts them, the
+#: ``token`` limit does not (it would throttle a person following a fast table).
+GAME_READS = frozenset({"games.Game", "games.Events", "games.EventStream"})
+
+
+def _a_game_read() -> bool:
+    return request.endpoint in GAME_READS
+
+
 def _counted(response: Response) -> bool:
     """Whether the request counts against the ``token`` and ``address`` limits: every one
     except a request that answers or brings the caller's decision (a move the game accepted,
@@ -228,11 +238,12 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
     Over all routes together, one limit per token (anonymous callers: per address) and one
     per client address whatever the token; neither counts the requests of play itself
     (:func:`_counted`): each is tested before the request and counted after its answer
-    (flask-limiter's ``deduct_when``). Creating a table costs more than any other request
+    (flask-limiter's ``deduct_when``). Reads of a game (:data:`GAME_READS`) count only
+    against the address's. Creating a table costs more than any other request
     (it may be played out by the worker), and so does registering a bot: each has its own,
     much lower limit per address, which counts every attempt."""
     limits = {
-        "token": (settings.rate_limit_token, "requests of one token that answer no decision", "TOKEN"),
+        "token": (settings.rate_limit_token, "requests of one token that answer no decision and read no game", "TOKEN"),
         "address": (settings.rate_limit_address, "requests of one client address that answer no decision", "ADDRESS"),
         "create": (settings.rate_limit_create, "tables created per client address", "CREATE"),
         "bots": (settings.rate_limit_bots, "bots registered per client address", "BOTS"),
@@ -260,6 +271,7 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
                 settings.rate_limit_token,
                 key_function=_limit_key,
                 scope="token",
+                exempt_when=_a_game_read,
                 deduct_when=_counted,
                 error_message=message["token"],
             ),

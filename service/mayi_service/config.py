@@ -40,7 +40,8 @@ class Settings:
     #: Rate limits (flask-limiter syntax), per token (anonymous: per address) and per client
     #: address, over all API routes; neither counts a request that answers or brings the
     #: caller's decision (a move the game accepts, a decisions poll that lists one, a seat's
-    #: view with legal moves): they count idle reads and polls, refused moves, the rest.
+    #: view with legal moves): they count idle reads and polls, refused moves, the rest; the
+    #: reads of one game (its view, events, event stream) only per address.
     rate_limit_token: str = "600 per minute"
     rate_limit_address: str = "3000 per minute"
     rate_limits_enabled: bool = True

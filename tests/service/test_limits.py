@@ -43,13 +43,13 @@ def _idle_seat(client, game):
 
 def test_a_token_over_its_limit_gets_429_with_retry_after_and_a_problem(limited):
     game = _game(limited)
-    idle, _ = _idle_seat(limited, game)  # the busy seat's first read is not counted
+    idle, _ = _idle_seat(limited, game)  # reads of the game: not counted by the token
     headers = auth(idle)
-    # The idle seat read its view once; four more idle reads pass, the sixth is refused.
-    statuses = [limited.get(f"/v1/games/{game['game_id']}", headers=headers).status_code for _ in range(6)]
-    assert statuses[:4] == [200] * 4
-    assert statuses[4:] == [429, 429]
-    refused = limited.get(f"/v1/games/{game['game_id']}", headers=headers)
+    # Listing the tables is counted: five pass, the sixth is refused.
+    statuses = [limited.get("/v1/games", headers=headers).status_code for _ in range(7)]
+    assert statuses[:5] == [200] * 5
+    assert statuses[5:] == [429, 429]
+    refused = limited.get("/v1/games", headers=headers)
     assert refused.status_code == 429
     assert refused.content_type == "application/problem+json"
     body = refused.get_json()

@@ -17,7 +17,8 @@ import pytest
 import requests
 from serving import Served, mayi_serve
 
-from mayi_sdk import Bot, Client, RunStats, run_polling
+from mayi_sdk import Bot, Client, RunStats, errors, run_polling
+from mayi_sdk.bot import as_legal_move, is_wait
 
 #: The longest a whole game may take on a loaded CI machine (a cap, not a timing).
 GAME_CAP = 300.0
@@ -112,3 +113,38 @@ def test_many_requests_at_once_in_their_limit_calls_are_all_answered(served: Ser
             sock.close()
     assert statuses == [b"HTTP/1.1 200 OK"] * 190, sorted(set(statuses))
     assert "Traceback" not in served.stderr() + served.stdout()
+
+
+def test_a_person_following_the_table_by_its_events_is_never_throttled(served: Served) -> None:
+    """A person's client at a table with three house bots, as docs/api.md describes a game:
+    it follows the events (long-polls), reads its view after each, and answers its
+    decisions at once (at a bot's speed, faster than any person), to the game's end."""
+    with Client(served.url) as anon:
+        game_id = anon.create_game("may_i", 4).game_id
+        seat = anon.take_seat(game_id, "person")
+        before = _answers(served.url)
+        for name in ("greedy", "greedy", "strong"):
+            anon.take_seat(game_id, house_bot=name)
+    bot, after, reads, refused = Bot(), 0, 0, []
+    end = time.monotonic() + GAME_CAP
+    with Client(served.url, seat.token, max_retries=0) as person:  # a 429 would raise
+        while True:
+            assert time.monotonic() < end, f"game {game_id} did not finish within {GAME_CAP} s"
+            page = person.get_events(game_id, after, wait=30)
+            after = page.events[-1].seq if page.events else after
+            view = person.get_game(game_id)
+            reads += 2
+            if view.status == "finished":
+                break
+            while view.legal:
+                answer = bot.decide(view)
+                if is_wait(answer):
+                    break
+                try:
+                    view = person.play(game_id, as_legal_move(answer), if_key=view.key)
+                except errors.VersionConflict as exc:  # a pass the seat on turn beat: the rules'
+                    refused.append(exc)
+                    break
+    answers = _answers(served.url)
+    assert reads > 200, reads  # a whole game was followed
+    assert answers.get("429", 0) - before.get("429", 0) == 0

@@ -41,8 +41,8 @@ def _views(client: Any, game: dict[str, Any]) -> list[dict[str, Any]]:
     return [client.get(f"/v1/games/{game['game_id']}", headers=auth(s["token"])).get_json() for s in game["seats"]]
 
 
-def _remaining(response: Any) -> int:
-    found = re.fullmatch(r'"token";r=(\d+);t=(\d+)', response.headers["RateLimit"])
+def _remaining(response: Any, name: str = "token") -> int:
+    found = re.fullmatch(rf'"{name}";r=(\d+);t=(\d+)', response.headers["RateLimit"])
     assert found, response.headers["RateLimit"]
     return int(found.group(1))
 
@@ -82,7 +82,7 @@ def test_accepted_moves_and_reads_of_a_decision_are_not_counted(limited: Any) ->
     must decide (as a bot told by its decisions poll would), and following each answer."""
     game = _game(limited)
     gid, tokens = game["game_id"], [s["token"] for s in game["seats"]]
-    seat = next(i for i, v in enumerate(_views(limited, game)) if v["legal"])  # one idle read: counted
+    seat = next(i for i, v in enumerate(_views(limited, game)) if v["legal"])
     played = 0
     while played < 40:
         read = limited.get(f"/v1/games/{gid}", headers=auth(tokens[seat]))
@@ -95,8 +95,8 @@ def test_accepted_moves_and_reads_of_a_decision_are_not_counted(limited: Any) ->
             played += 1
             view = answer.get_json()
         seat = 1 - seat
-    assert _remaining(answer) in (4, 5), "the token's moves (or its reads while it had a decision) were counted"
-    assert _remaining(read) in (4, 5)
+    assert _remaining(answer) == 5, "the token's moves were counted"
+    assert _remaining(read, "address") >= 990, "the reads of a seat's decisions were counted"
 
 
 def test_a_token_flooding_refused_moves_is_limited(limited: Any) -> None:
@@ -106,12 +106,30 @@ def test_a_token_flooding_refused_moves_is_limited(limited: Any) -> None:
     card = next(v for v in views if not v["legal"])["hand"][0]
     path = f"/v1/games/{game['game_id']}/turn/discard"
     statuses = [limited.post(path, json={"card": card}, headers=auth(idle["token"])).status_code for _ in range(7)]
-    # Its one idle read and four refused moves are counted; then it is limited.
-    assert statuses[:4] == [409] * 4 and statuses[4:] == [429] * 3
+    # Five refused moves are counted; then it is limited.
+    assert statuses[:5] == [409] * 5 and statuses[5:] == [429] * 2
     assert (
         "MAYI_RATE_LIMIT_TOKEN"
         in limited.post(path, json={"card": card}, headers=auth(idle["token"])).get_json()["detail"]
     )
+
+
+def test_reads_of_a_game_count_against_the_address_not_the_token(settings: Settings) -> None:
+    """Following a game at full speed (its view after each event, its events) takes as many
+    reads as the game makes commits: the token's limit leaves them out, the address's does not."""
+    client = _app(settings, rate_limit_token="5 per minute", rate_limit_address="30 per minute")
+    game = _game(client)  # counted by the address (1)
+    idle = next(s for s, v in zip(game["seats"], _views(client, game), strict=True) if not v["legal"])
+    gid, headers = game["game_id"], auth(idle["token"])
+    reads = [client.get(f"/v1/games/{gid}", headers=headers) for _ in range(10)]
+    reads += [client.get(f"/v1/games/{gid}/events?after=0", headers=headers) for _ in range(10)]
+    assert {r.status_code for r in reads} == {200}, "a token's reads of a game were held to its own limit"
+    assert reads[-1].headers["RateLimit-Policy"] == '"address";q=30;w=60'
+    # The views read and the 20 reads: the idle seat's first view (the other had a decision: free).
+    assert _remaining(reads[-1], "address") == 30 - 1 - 1 - 20
+    more = [client.get(f"/v1/games/{gid}", headers=headers).status_code for _ in range(10)]
+    assert more[:8] == [200] * 8 and more[8:] == [429, 429], more
+    assert client.get("/v1/games", headers=auth(game["seats"][0]["token"])).status_code == 429  # the address's
 
 
 def test_idle_polls_are_counted_and_polls_that_bring_a_decision_are_not(limited: Any) -> None:
