@@ -222,6 +222,15 @@ def _a_game_read() -> bool:
     return request.endpoint in GAME_READS
 
 
+#: The rate limits: each one's name (in the header fields), its setting, and what it counts.
+RATE_LIMITS: tuple[tuple[str, str, str], ...] = (
+    ("token", "rate_limit_token", "requests of one token that answer no decision and read no game"),
+    ("address", "rate_limit_address", "requests of one client address that answer no decision"),
+    ("create", "rate_limit_create", "tables created per client address"),
+    ("bots", "rate_limit_bots", "bots registered per client address"),
+)
+
+
 def _counted(response: Response) -> bool:
     """Whether the request counts against the ``token`` and ``address`` limits: every one
     except a request that answers or brings the caller's decision (a move the game accepted,
@@ -242,18 +251,9 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
     against the address's. Creating a table costs more than any other request
     (it may be played out by the worker), and so does registering a bot: each has its own,
     much lower limit per address, which counts every attempt."""
-    limits = {
-        "token": (settings.rate_limit_token, "requests of one token that answer no decision and read no game", "TOKEN"),
-        "address": (settings.rate_limit_address, "requests of one client address that answer no decision", "ADDRESS"),
-        "create": (settings.rate_limit_create, "tables created per client address", "CREATE"),
-        "bots": (settings.rate_limit_bots, "bots registered per client address", "BOTS"),
-    }
-    message = {name: f"{text} ({what}, MAYI_RATE_LIMIT_{setting})" for name, (text, what, setting) in limits.items()}
-    policies: dict[tuple[str, RateLimitItem], str] = {}
-    for name, (text, _, _) in limits.items():
-        items = parse_many(text)
-        for item in items:
-            policies[name, item] = name if len(items) == 1 else f"{name}-{_per(item)}"
+    limits = {name: getattr(settings, field) for name, field, _ in RATE_LIMITS}
+    message = {name: f"{getattr(settings, field)} ({what}, MAYI_{field.upper()})" for name, field, what in RATE_LIMITS}
+    policies = policy_names(settings)
     # After-request functions run last-registered first: this one, registered before the
     # limiter's, runs after it (which makes the deductions of the request) and so
     # announces what remains once the request is counted.
@@ -268,7 +268,7 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
         enabled=settings.rate_limits_enabled,
         application_limits=[
             ApplicationLimit(
-                settings.rate_limit_token,
+                limits["token"],
                 key_function=_limit_key,
                 scope="token",
                 exempt_when=_a_game_read,
@@ -276,7 +276,7 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
                 error_message=message["token"],
             ),
             ApplicationLimit(
-                settings.rate_limit_address,
+                limits["address"],
                 key_function=_address_key,
                 scope="address",
                 deduct_when=_counted,
@@ -290,7 +290,7 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
     limiter.exempt(_web_blp)  # the page and its assets: no API work
     for endpoint, name in (("games.Games", "create"), ("bots.BotAccounts", "bots")):
         decorate = limiter.limit(
-            limits[name][0], key_func=_address_key, methods=["POST"], scope=name, error_message=message[name]
+            limits[name], key_func=_address_key, methods=["POST"], scope=name, error_message=message[name]
         )
         app.view_functions[endpoint] = decorate(app.view_functions[endpoint])
 
@@ -302,6 +302,18 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
 
     app.extensions["mayi_limiter"] = limiter
     return limiter
+
+
+def policy_names(settings: Settings) -> dict[tuple[str, RateLimitItem], str]:
+    """The name of each rate limit's window, as the header fields name it: the limit's
+    (``token``, ``address``, ``create``, ``bots``), with its window when it has several
+    (``create-per-minute``, ``create-per-day``)."""
+    names: dict[tuple[str, RateLimitItem], str] = {}
+    for name, field, _ in RATE_LIMITS:
+        items = parse_many(getattr(settings, field))
+        for item in items:
+            names[name, item] = name if len(items) == 1 else f"{name}-{_per(item)}"
+    return names
 
 
 def _per(item: RateLimitItem) -> str:

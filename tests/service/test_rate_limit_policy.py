@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from http_moves import auth, move_request
 
-from mayi_service.app import create_app
+from mayi_service.app import create_app, policy_names
 from mayi_service.config import Settings
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def _app(settings: Settings, **limits: Any) -> Any:
@@ -190,3 +193,21 @@ def test_a_seats_answer_carries_its_next_decisions_key_which_another_seats_answe
         f"/v1/games/{gid}/claims", json={"claim": False}, headers={**auth(tokens[seat]), "If-Match": f"key:{key}"}
     )
     assert keyed.status_code == 200, keyed.get_json()
+
+
+@pytest.mark.parametrize("doc", ["api.md", "bots.md"])
+def test_the_docs_state_every_limit_by_its_name_and_setting(doc: str) -> None:
+    text = (DOCS / doc).read_text(encoding="utf-8")
+    for name in policy_names(Settings()).values():
+        assert f"`{name}`" in text, f"docs/{doc} does not name the limit {name}"
+    for setting in (
+        "rate_limit_token",
+        "rate_limit_address",
+        "rate_limit_create",
+        "rate_limit_bots",
+        "max_waits_per_client",
+        "max_streams_per_client",
+        "max_waiting_per_process",
+        "max_open_tables_per_address",
+    ):
+        assert f"`MAYI_{setting.upper()}`" in text, f"docs/{doc} does not name MAYI_{setting.upper()}"
