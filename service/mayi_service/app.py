@@ -15,6 +15,7 @@ from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 from limits import RateLimitItem, parse_many
+from redis.exceptions import RedisClusterException
 
 from . import problems
 from .api import bots as bots_api
@@ -236,8 +237,9 @@ def _counted(response: Response) -> bool:
     except a request that answers or brings the caller's decision (a move the game accepted,
     a decisions poll that lists one, a seat's view with legal moves: see
     :func:`~.api.common.answers_decision`). Such requests are as many as the game's own
-    pace allows: one decision of a seat at a time."""
-    return DECISION not in request.environ
+    pace allows: one decision of a seat at a time. Nor is an answer 5xx (the server's
+    failure, not the client's request: and with the store down, counting it would fail too)."""
+    return DECISION not in request.environ and response.status_code < 500
 
 
 def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
@@ -362,10 +364,16 @@ def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Respo
         first = limiter.current_limit
         if first is None or not first.breached:
             first = min(tested, key=lambda limit: limit.limit.amount)
-        left = response.headers.get("Retry-After") if first.breached else None
-        seconds = int(left) if left is not None and left.isdigit() else problems.reset_seconds(first)
         response.headers["RateLimit-Policy"] = policy
-        response.headers["RateLimit"] = f'"{name_of(first)}";r={first.remaining};t={seconds}'
+        if response.status_code >= 500:
+            return response  # the store may be down: its counters are not read
+        left = response.headers.get("Retry-After") if first.breached else None
+        try:
+            seconds = int(left) if left is not None and left.isdigit() else problems.reset_seconds(first)
+            remaining = first.remaining
+        except (redis.RedisError, RedisClusterException):  # the store failed since the request's test
+            return response
+        response.headers["RateLimit"] = f'"{name_of(first)}";r={remaining};t={seconds}'
         return response
 
     return announce
