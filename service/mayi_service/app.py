@@ -47,7 +47,8 @@ events for the contract-rummy games **May I** and **Shanghai**.
   state of the first in `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10);
   a 429 also has `Retry-After`.
 * Actions accept `If-Match: <version>` (412 if the game moved on) or
-  `If-Match: key:<decision key>` (412 if the seat's choices changed), and
+  `If-Match: key:<decision key>` (a seat view's `key`; 412 if the seat's
+  choices changed), and
   `Idempotency-Key` (a retry gets the first response again).
 """
 
@@ -59,8 +60,8 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "in": "header",
         "description": "Act only if the game is still at this version (a number, or the view's ETag); "
         "412 `version_conflict` if it has moved on. `*`: any version. `key:<key>` (a decision's `key` "
-        "from `GET /v1/bots/me/decisions`): act only while the seat's decision has that key, whatever "
-        "other seats answered to the upcard meanwhile (412 once its choices have changed)",
+        "from `GET /v1/bots/me/decisions`, or a seat view's `key`): act only while the seat's decision has "
+        "that key, whatever other seats answered to the upcard meanwhile (412 once its choices have changed)",
         "schema": {
             "type": "string",
             "pattern": '^(\\*|(W/)?"*([0-9]{1,15}|[0-9]{1,15}-[^-]*|.*-[0-9]{1,15}-[^-]*|key:[A-Za-z0-9_=-]{1,64})"*)$',
