@@ -8,17 +8,20 @@ Run from the repository root with the project's virtual environment::
 
 What it does, in each run:
 
-* **Server**: ``mayi serve --no-worker`` (gunicorn, one gevent worker process, as
-  ``mayi serve`` runs by default) on a free loopback port, with its embedded Redis in
-  a temporary folder. The bench raises the caps that would refuse its own load,
-  through the environment: ``MAYI_MAX_STREAMS_PER_CLIENT`` (every stream comes from
-  127.0.0.1 without a token, so they all count as one client),
-  ``MAYI_MAX_WAITING_PER_PROCESS`` (to streams + 500) and
-  ``MAYI_RATE_LIMITS_ENABLED=false`` (1,000 stream requests from one address in a
-  few seconds); ``MAYI_BODY_TIMEOUT_SECONDS=0`` keeps the half-sent requests
-  open for the whole run (they would get 408 after 15 s), and
-  ``MAYI_MAX_CONNECTIONS_PER_ADDRESS=0`` lets one address hold them all. Clock jobs are off.
-  Stopped at the end of the run, also on errors.
+* **Server**: ``mayi serve`` (gunicorn, one gevent worker process, and its job
+  worker, as ``mayi serve`` runs by default) on a free loopback port, with its
+  embedded Redis in a temporary folder, on the default settings: rate limits on,
+  clock jobs on, 4 streams per client. The load comes as 1,000 spectators would,
+  from many addresses: each stream from its own loopback address (127.0.x.y, four
+  to an address, the default ``MAYI_MAX_STREAMS_PER_CLIENT``), so no per-client
+  limit is raised. The bench changes only what its load needs beyond the defaults,
+  through the environment: ``MAYI_MAX_WAITING_PER_PROCESS`` and
+  ``MAYI_WORKER_CONNECTIONS`` when the streams are more than they allow (not at
+  1,000), and ``MAYI_BODY_TIMEOUT_SECONDS=0``, which keeps the half-sent requests
+  open for the whole run (they would get 408 after 15 s). ``--relaxed``: rate
+  limits and clock jobs off as well, a labelled extra line beside the defaults'
+  (the report's first line says so). Stopped at the end of the run, also on errors.
+  ``MAYI_MAX_CONNECTIONS_PER_ADDRESS=0`` lets the half-sent requests, from 127.0.0.1, be held at once.
 * **Game**: one client thread plays 4-player May I games (``bench/api.py``'s
   client: each action is one POST, its answer the next view), one action after
   another; the latency of each action is timed on the client (``perf_counter``).
@@ -45,6 +48,7 @@ and Redis share the machine's cores, so read the ratio, not the absolute figures
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -111,8 +115,19 @@ class Served:
         return total
 
 
+#: The settings a ``--relaxed`` run turns off (a labelled extra line, never the headline).
+RELAXED = {"MAYI_SCHEDULE_CLOCK_JOBS": "false", "MAYI_RATE_LIMITS_ENABLED": "false"}
+#: The default cap on the event streams and waiting long-polls of one server process.
+DEFAULT_WAITING = 2000
+
+
+def loopback(number: int, block: int = 1) -> str:
+    """The ``number``-th loopback address of ``block`` (127.<block>.x.y): a client address of its own."""
+    return f"127.{block}.{number // 250}.{number % 250 + 1}"
+
+
 @contextmanager
-def mayi_serve(streams: int) -> Iterator[Served]:
+def mayi_serve(streams: int, relaxed: bool = False) -> Iterator[Served]:
     if MAYI is None:
         raise SystemExit("the mayi command is not installed: pip install -e . first")
     folder = Path(tempfile.mkdtemp(prefix="mayi-bench-streams-"))
@@ -121,21 +136,21 @@ def mayi_serve(streams: int) -> Iterator[Served]:
     env.update(
         {
             "MAYI_DATA_DIR": str(folder / "data"),
-            "MAYI_SCHEDULE_CLOCK_JOBS": "false",
-            "MAYI_RATE_LIMITS_ENABLED": "false",
-            "MAYI_MAX_STREAMS_PER_CLIENT": str(streams + 100),
-            "MAYI_MAX_WAITING_PER_PROCESS": str(streams + 500),
-            "MAYI_WORKER_CONNECTIONS": str(max(4000, 2 * streams + 1000)),
             # The half-sent requests stay for the whole run (by default they get 408 after 15 s).
             "MAYI_BODY_TIMEOUT_SECONDS": "0",
             # Every idle connection comes from 127.0.0.1 (by default one address holds 128).
             "MAYI_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
     )
+    if streams + 500 > DEFAULT_WAITING:  # more than one process holds by default
+        env["MAYI_MAX_WAITING_PER_PROCESS"] = str(streams + 500)
+        env["MAYI_WORKER_CONNECTIONS"] = str(max(4000, 2 * streams + 1000))
+    if relaxed:
+        env.update(RELAXED)
     log = folder / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [MAYI, "serve", "--host", "127.0.0.1", "--port", str(port), "--no-worker"],
+            [MAYI, "serve", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -191,7 +206,9 @@ class IdleConnections:
         for start in range(0, count, batch):
             fds = []
             for i in range(start, min(count, start + batch)):
-                sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+                # Four streams to an address (the default cap per client), as spectators come.
+                source = (loopback(i // 4), 0)
+                sock = socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=source)
                 sock.sendall(
                     f"GET /v1/games/{game_ids[i % len(game_ids)]}/events/stream HTTP/1.1\r\n"
                     "Host: 127.0.0.1\r\n\r\n".encode()
@@ -242,7 +259,7 @@ class IdleConnections:
                     with self.lock:
                         self.selector.unregister(sock)
                     if not self.opened.get(sock.fileno(), True):
-                        self.failed.append("closed before it opened")
+                        self.failed.append(f"closed before it opened: {bytes(key.data)[:300]!r}")
                     continue
                 seen: bytearray = key.data
                 if not self.opened.get(sock.fileno(), True):
@@ -309,17 +326,26 @@ def summary(latencies: list[float]) -> dict[str, float]:
     }
 
 
+def _create_from(port: int, address: str, body: dict[str, Any]) -> str:
+    """Create a table by ``POST /v1/games`` from the client address ``address``; its id."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+    try:
+        connection.request("POST", "/v1/games", json.dumps(body), {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        data = answer.read()
+        if answer.status != 201:
+            raise RuntimeError(f"POST /v1/games from {address}: HTTP {answer.status} {data[:300]!r}")
+        return str(json.loads(data)["game_id"])
+    finally:
+        connection.close()
+
+
 def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
-    with mayi_serve(args.streams) as server:
+    with mayi_serve(args.streams, args.relaxed) as server:
         idle_tables = []
-        for i in range(IDLE_TABLES):
-            created = requests.post(
-                server.url + "/v1/games",
-                json=game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i)),
-                timeout=60,
-            )
-            created.raise_for_status()
-            idle_tables.append(created.json()["game_id"])
+        for i in range(IDLE_TABLES):  # each by a client of its own (one address may create 10 a minute)
+            body = game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i))
+            idle_tables.append(_create_from(server.port, loopback(i, block=2), body))
         player = GamePlayer(server.url, args.seed + run)
         connections = IdleConnections(server.port)
         try:
@@ -370,6 +396,7 @@ def print_report(result: dict[str, Any]) -> None:
         return f"{s['median'] / scale:,.{digits}f} ({s['min'] / scale:,.{digits}f}-{s['max'] / scale:,.{digits}f})"
 
     m = result["medians"]
+    print(f"settings: {result['settings']}")
     print(
         f"{result['streams']:,} idle event streams + {result['half_sent']} half-sent requests, "
         f"{result['actions']} timed actions per phase, {result['runs']} runs (median, min-max); "
@@ -395,6 +422,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs; medians reported (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games' deals (default 1)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON only")
+    parser.add_argument(
+        "--relaxed",
+        action="store_true",
+        help="rate limits and clock jobs off: a labelled extra line beside the defaults' (not the headline)",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, game_client._terminate)
     # The client holds streams + half-sent sockets at once.
@@ -416,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
         "streams_opened_in_s": ("streams_opened_in_s",),
     }
     result = {
+        "settings": "RELAXED: rate limits and clock jobs off (an extra line, not the defaults)"
+        if args.relaxed
+        else "the defaults (rate limits on, clock jobs on, the job worker)",
         "streams": args.streams,
         "half_sent": args.half_sent,
         "actions": args.actions,
