@@ -165,6 +165,7 @@ def _play_decision(
                 stats.waits += 1
                 return view
             move = as_legal_move(answer)
+            move.path  # noqa: B018  (a type that is no move's is the bot's bug too)
         except Exception as exc:  # a bot's bug must not stop the runner: the clock plays
             stats.failures += 1
             log.warning("game %s seat %d: decide failed, the clock plays: %s", game_id, seat, exc, exc_info=True)

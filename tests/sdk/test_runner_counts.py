@@ -104,3 +104,53 @@ def test_run_polling_counts_every_refused_move(live_server: LiveServer) -> None:
     # seat had another decision by then (its discard), so it is a version conflict.
     assert stats.refused == 1 and stats.version_conflicts == 1 and stats.too_late == 0, stats
     assert stats.sent == stats.moves + stats.refused, stats
+
+
+class _Jumper(Bot):
+    """Answers its first decision with a move type no endpoint has, then plays as the base bot."""
+
+    def __init__(self) -> None:
+        self.jumped = threading.Event()
+
+    def decide(self, view: GameView) -> Any:
+        if not self.jumped.is_set():
+            self.jumped.set()
+            return {"type": "jump"}
+        return super().decide(view)
+
+
+def test_a_move_of_no_known_type_is_a_failure_and_the_runner_goes_on(
+    live_server: LiveServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    url = live_server.url
+    with Client(url) as anon:
+        account = anon.register_bot("jumper")
+        game_id = anon.create_game("may_i", 2, options=SLOW).game_id
+    bot_client = Client(url, account.token)
+    bot_client.take_seat(game_id, "jumper")
+    person = Client(url, Client(url).take_seat(game_id, "person").token)
+    bot = _Jumper()
+    stop = threading.Event()
+    found: list[RunStats] = []
+    runner = threading.Thread(target=lambda: found.append(run_polling(bot, bot_client, wait=1, stop=stop)))
+    with caplog.at_level(logging.WARNING, "mayi_sdk.runners"):
+        runner.start()
+        try:
+            end = time.monotonic() + CAP
+            while not bot.jumped.is_set():  # the person plays until the bot is asked
+                assert time.monotonic() < end, "the bot was never asked a decision"
+                view = person.get_game(game_id)
+                if view.legal:
+                    person.play(game_id, _person_move(view), if_key=view.key)
+                else:
+                    time.sleep(0.05)
+        finally:
+            stop.set()
+            runner.join(CAP)
+            for client in (bot_client, person):
+                client.close()
+    assert not runner.is_alive()
+    stats = found[0]
+    # Nothing was sent for the bad answer: it is the bot's failure, and the runner ended normally.
+    assert stats.failures == 1 and stats.sent == stats.moves + stats.refused, stats
+    assert any("'jump' is not a move type" in r.getMessage() for r in caplog.records), caplog.text
