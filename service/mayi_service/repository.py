@@ -663,6 +663,13 @@ class GameRepository:
             out.append(GameRecord(gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), table_meta(row[3]), None))
         return out
 
+    def deadlines(self, game_ids: Sequence[str]) -> list[float | None]:
+        """The current deadline of each game (``None``: none, or no such game)."""
+        pipe = self.r.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hget(self.game_key(gid), "deadline")
+        return [float(raw) if raw else None for raw in pipe.execute()] if game_ids else []
+
     def due_games(self, now: float, limit: int = 100) -> list[str]:
         """Games whose clock job should have run by ``now`` (the most overdue first)."""
         keys = self.index_keys("deadlines")
