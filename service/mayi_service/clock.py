@@ -155,7 +155,7 @@ class Clock:
                 except Exception:  # keep playing the others; the job and the sweeper try again
                     log.exception("clock of game %s", game_id)
         self._played = played
-        return max(0.001, wait)
+        return max(0.001, wait - (self.now() - now))
 
     def sweep(self, games: Games) -> int:
         """Take over every game whose clock is overdue; return how many. Now and then,
