@@ -61,17 +61,6 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
     return preexec
 
 
-def stop_process(proc: subprocess.Popen[bytes], seconds: float = 20.0) -> None:
-    """SIGTERM, then SIGKILL if it has not exited within ``seconds``."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(seconds)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-
-
 @dataclass
 class Child:
     """One supervised child: ``start`` starts it (and waits until it is ready). The children
