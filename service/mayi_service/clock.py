@@ -17,7 +17,8 @@ Three mechanisms, from fastest to safest:
    is due at its whole second and queued within a second after), so each worker also
    reads the games whose clock is due within the next seconds, with their exact
    deadlines, every ``MAYI_CLOCK_POLL_SECONDS``, and plays each one at its deadline
-   (:meth:`Clock.tick`). The RQ job that follows finds nothing due and moves the clock on.
+   (:meth:`Clock.tick`; the timers of several workers share them, one claim per deadline).
+   The RQ job that follows finds nothing due and moves the clock on.
 4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
    few seconds (its job lost with a crashed worker) is taken over and run.
 """
@@ -133,8 +134,8 @@ class Clock:
     def tick(self, games: Games, poll: float) -> float:
         """Play the clocks whose exact deadline has passed (not waiting for their job's whole
         second); return the seconds until the next deadline of the coming ``poll`` seconds
-        (at most ``poll``). A game whose deadline a tick has played is left to its job, the
-        sweeper and the next deadline after it (never played twice for one deadline)."""
+        (at most ``poll``). A deadline is played by the one timer that claims it; after that
+        the game is left to its job, the sweeper and its next deadline."""
         now = self.now()
         # A clock job is due no later than its deadline rounded up: these include every
         # game whose deadline falls within the next ``poll`` seconds.
@@ -150,6 +151,8 @@ class Clock:
                 played[game_id] = deadline  # its job or the sweeper does the rest
             else:
                 played[game_id] = deadline
+                if not self.repo.claim_deadline(game_id, deadline):
+                    continue  # another worker's timer plays it
                 try:
                     games.run_clock(game_id)
                 except Exception:  # keep playing the others; the job and the sweeper try again

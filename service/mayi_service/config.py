@@ -72,7 +72,7 @@ class Settings:
     #: The job workers ``mayi serve`` starts, by kind (each its own process, so that no kind
     #: waits behind another): clock jobs and house-bot decisions; webhook deliveries; ladder
     #: matchmaking and matches (a match holds its worker for the whole game; 0: no ladder).
-    game_workers: int = 1
+    game_workers: int = 2
     webhook_workers: int = 1
     ladder_workers: int = 1
     #: Seconds a stopping job worker may finish its job in before it is killed (an

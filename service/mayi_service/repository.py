@@ -670,6 +670,12 @@ class GameRepository:
             pipe.hget(self.game_key(gid), "deadline")
         return [float(raw) if raw else None for raw in pipe.execute()] if game_ids else []
 
+    def claim_deadline(self, game_id: str, deadline: float, seconds: float = 30.0) -> bool:
+        """True for the first caller only, for ``seconds``, per game and deadline: the clock
+        timers of several workers share the deadlines that fall due, each played by one."""
+        key = f"{self.game_key(game_id)}:timer:{deadline!r}"
+        return bool(self.r.set(key, "1", nx=True, px=int(seconds * 1000)))
+
     def due_games(self, now: float, limit: int = 100) -> list[str]:
         """Games whose clock job should have run by ``now`` (the most overdue first)."""
         keys = self.index_keys("deadlines")

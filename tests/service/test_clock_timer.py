@@ -85,3 +85,12 @@ def test_a_deadline_is_played_once_however_many_ticks_see_it(parts: Any) -> None
         time.now += POLL
         clock.tick(tables, POLL)
     assert tables.repo.load(game_id).version == first
+
+
+def test_the_timers_of_several_workers_claim_each_deadline_once(parts: Any) -> None:
+    client, tables, _, _ = parts
+    game_id = _table(client)
+    deadline = tables.repo.load(game_id).deadline
+    assert tables.repo.claim_deadline(game_id, deadline) is True
+    assert tables.repo.claim_deadline(game_id, deadline) is False, "a second timer leaves it to the first"
+    assert tables.repo.claim_deadline(game_id, deadline + 1.0) is True, "the next deadline is a claim of its own"
