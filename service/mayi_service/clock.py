@@ -47,7 +47,7 @@ from mayi_engine.state import State
 from .config import Settings
 from .games import Games
 from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
-from .store import connect, is_cluster, jobs_url, redis_url
+from .store import UNREACHABLE, Outage, connect, is_cluster, jobs_url, redis_url
 
 log = logging.getLogger(__name__)
 
@@ -307,12 +307,13 @@ def start_timer(games: Games, clock: Clock, poll: float, stop: threading.Event) 
     """A daemon thread that plays each clock at its deadline (:meth:`Clock.tick`) until ``stop``."""
 
     def loop() -> None:
-        wait = poll
+        wait, outage = poll, Outage("clock timer", log)
         while not stop.wait(wait):
             try:
                 wait = clock.tick(games, poll)
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                log.warning("clock timer: Redis is unreachable (%s)", exc)
+                outage.answered()
+            except UNREACHABLE as exc:
+                outage.failed(exc)
                 wait = max(poll, 1.0)
             except Exception:
                 log.exception("clock timer")
@@ -327,11 +328,13 @@ def start_sweeper(games: Games, clock: Clock, every: float, stop: threading.Even
     """A daemon thread that sweeps every ``every`` seconds until ``stop`` is set."""
 
     def loop() -> None:
+        outage = Outage("sweeper", log)
         while not stop.wait(every):
             try:
                 clock.sweep(games)
-            except (redis.ConnectionError, redis.TimeoutError) as exc:
-                log.warning("sweeper: Redis is unreachable (%s)", exc)
+                outage.answered()
+            except UNREACHABLE as exc:
+                outage.failed(exc)
             except Exception:
                 log.exception("sweeper")
 

@@ -60,6 +60,7 @@ from .games import Games, Viewer
 from .house import house_answer
 from .problems import ServiceError
 from .repository import GameRecord, TableMeta
+from .store import UNREACHABLE, Outage
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -830,6 +831,7 @@ def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
     def loop() -> None:
         settings = ladder.settings
         every = max(0.1, min(settings.ladder_every_seconds, settings.ladder_lease_seconds * SWEEP_SHARE) / 2)
+        outage = Outage("ladder", log)
         while not stop.wait(every):
             try:
                 schedule_matchmaking(ladder)
@@ -837,8 +839,11 @@ def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
                     log.warning(
                         "ladder: match %s: its lease lapsed (its worker died or stalled); queued again", match_id
                     )
-            except Exception:  # Redis away: the next tick tries again
-                log.warning("ladder: could not queue the matchmaking", exc_info=True)
+                outage.answered()
+            except UNREACHABLE as exc:  # the next tick tries again
+                outage.failed(exc)
+            except Exception:  # a bug: its traceback, and the next tick tries again
+                log.exception("ladder: could not queue the matchmaking")
 
     thread = threading.Thread(target=loop, name="mayi-ladder", daemon=True)
     thread.start()

@@ -53,6 +53,28 @@ LOCK_FILE = "embedded-redis.lock"
 READY_SECONDS = 60.0
 
 
+#: What a client of a Redis that does not answer (or is starting) raises.
+UNREACHABLE = (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError)
+
+
+class Outage:
+    """A loop's view of Redis outages: :meth:`failed` logs one line when an outage begins
+    (not one each try, and no traceback), :meth:`answered` one when Redis answers again."""
+
+    def __init__(self, what: str, logger: logging.Logger = log) -> None:
+        self.what, self.log, self.down = what, logger, False
+
+    def failed(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            self.log.warning("%s: Redis is unreachable (%s); trying again until it answers", self.what, exc)
+
+    def answered(self) -> None:
+        if self.down:
+            self.down = False
+            self.log.warning("%s: Redis answers again", self.what)
+
+
 class DataDirInUse(RuntimeError):
     """Another live process runs the embedded Redis of this data directory."""
 

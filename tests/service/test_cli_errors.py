@@ -166,3 +166,49 @@ def test_gunicorn_with_the_services_config_starts_without_the_warning(tmp_path: 
             proc.wait(CAP)
         kill_all_in(tmp_path)
     assert "MonkeyPatchWarning" not in err.read_text(), err.read_text()
+
+
+def test_a_running_workers_loops_log_one_line_when_redis_goes_and_one_when_it_is_back(tmp_path: Path) -> None:
+    """The clock timer (every 0.1 s), the sweeper (2 s) and the ladder's ticker (0.5 s)
+    each say once that Redis is unreachable, however long it is away, and once that it
+    answers again: no line each try, no traceback of theirs. (RQ's own worker and
+    scheduler log what they log; only the service's loops are counted here.)"""
+    if MAYI is None:
+        pytest.skip("the mayi command is not installed")
+    server = RedisProcess(tmp_path / "redis")
+    server.start()
+    err = tmp_path / "worker.err"
+    with err.open("wb") as ferr:
+        proc = subprocess.Popen(
+            [str(MAYI), "worker"], env=clean_env(REDIS_URL=server.url), cwd=tmp_path,
+            stdout=subprocess.DEVNULL, stderr=ferr, start_new_session=True,
+        )  # fmt: skip
+    loops = ("clock timer", "sweeper", "ladder")
+
+    def said(what: str) -> list[str]:
+        return [line for line in err.read_text().splitlines() if line.startswith(loops) and what in line]
+
+    try:
+        client = server.client()
+        try:
+            assert wait_until(lambda: bool(client.smembers("rq:workers")), CAP), err.read_text()
+        finally:
+            client.close()
+        server.kill()
+        assert wait_until(lambda: len(said("unreachable")) == len(loops), CAP), err.read_text()
+        # Many more tries of every loop (the timer's 1 s, the sweeper's 2 s, the ticker's
+        # 0.5 s) while it stays away: still one line each.
+        wait_until(lambda: proc.poll() is not None, 6.0)
+        assert sorted(line.split(":")[0] for line in said("unreachable")) == sorted(loops), err.read_text()
+        server.start()
+        assert wait_until(lambda: len(said("answers again")) == len(loops), CAP), err.read_text()
+        assert len(said("unreachable")) == len(loops), err.read_text()
+        # Nothing else of theirs (a failure they log with its traceback starts with their name too).
+        theirs = [line for line in err.read_text().splitlines() if line.startswith(loops)]
+        assert len(theirs) == 2 * len(loops), err.read_text()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(CAP)
+        server.stop()
+        kill_all_in(tmp_path)
