@@ -72,6 +72,19 @@ def _person_move(view: GameView) -> LegalMove:
     return view.legal_of("discard")[0] if view.legal_of("discard") else view.legal[0]
 
 
+def _person_plays_until(person: Client, game_id: str, done: threading.Event, never: str) -> None:
+    """The person answers each of its decisions until ``done`` is set (``never``: the failure
+    if it is not within :data:`CAP` seconds)."""
+    end = time.monotonic() + CAP
+    while not done.is_set():
+        assert time.monotonic() < end, never
+        view = person.get_game(game_id)
+        if view.legal:
+            person.play(game_id, _person_move(view), if_key=view.key)
+        else:
+            time.sleep(0.05)
+
+
 def test_run_polling_counts_every_refused_move(live_server: LiveServer) -> None:
     url = live_server.url
     with Client(url) as anon:
@@ -86,14 +99,7 @@ def test_run_polling_counts_every_refused_move(live_server: LiveServer) -> None:
     runner = threading.Thread(target=lambda: found.append(run_polling(bot, bot_client, wait=1, stop=stop)))
     runner.start()
     try:
-        end = time.monotonic() + CAP
-        while not bot.done.is_set():  # the person plays until the bot has drawn behind its runner's back
-            assert time.monotonic() < end, "the bot was never asked to draw from the stock"
-            view = person.get_game(game_id)
-            if view.legal:
-                person.play(game_id, _person_move(view), if_key=view.key)
-            else:
-                time.sleep(0.05)
+        _person_plays_until(person, game_id, bot.done, "the bot was never asked to draw from the stock")
     finally:  # the runner finishes the decision it is on (its refused draw), then stops
         stop.set()
         runner.join(CAP)
@@ -136,14 +142,7 @@ def test_a_move_of_no_known_type_is_a_failure_and_the_runner_goes_on(
     with caplog.at_level(logging.WARNING, "mayi_sdk.runners"):
         runner.start()
         try:
-            end = time.monotonic() + CAP
-            while not bot.jumped.is_set():  # the person plays until the bot is asked
-                assert time.monotonic() < end, "the bot was never asked a decision"
-                view = person.get_game(game_id)
-                if view.legal:
-                    person.play(game_id, _person_move(view), if_key=view.key)
-                else:
-                    time.sleep(0.05)
+            _person_plays_until(person, game_id, bot.jumped, "the bot was never asked a decision")
         finally:
             stop.set()
             runner.join(CAP)

@@ -9,6 +9,8 @@ import signal
 import socket
 import subprocess
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -89,18 +91,32 @@ def test_serve_on_a_busy_port_says_so_in_one_line_before_starting_anything(tmp_p
     assert not (tmp_path / "var").exists()  # no embedded Redis was started, no banner printed
 
 
+@contextmanager
+def _worker(tmp_path: Path, url: str, err: Path, server: RedisProcess) -> Iterator[subprocess.Popen[bytes]]:
+    """``mayi worker`` on the Redis at ``url``, its stderr in ``err``; on the way out it is
+    killed (its process group) and ``server`` is stopped, also when the test fails."""
+    with err.open("wb") as ferr:
+        proc = subprocess.Popen(
+            [str(MAYI), "worker"], env=clean_env(REDIS_URL=url), cwd=tmp_path,
+            stdout=subprocess.DEVNULL, stderr=ferr, start_new_session=True,
+        )  # fmt: skip
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(CAP)
+        server.stop()
+        kill_all_in(tmp_path)
+
+
 def test_a_worker_waits_for_an_unreachable_redis_in_one_line_then_starts(tmp_path: Path) -> None:
     if MAYI is None:
         pytest.skip("the mayi command is not installed")
     port = free_port()
-    env = clean_env(REDIS_URL=f"redis://127.0.0.1:{port}/0")
-    err = tmp_path / "worker.err"
-    with err.open("wb") as ferr:
-        proc = subprocess.Popen(
-            [str(MAYI), "worker"], env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=ferr, start_new_session=True
-        )
     server = RedisProcess(tmp_path / "redis", port=port)
-    try:
+    err = tmp_path / "worker.err"
+    with _worker(tmp_path, f"redis://127.0.0.1:{port}/0", err, server) as proc:
         assert wait_until(lambda: "waiting for it" in err.read_text(), CAP), err.read_text()
         # The sweeper (every 2 s) and the ladder's ticker (every 2.5 s) would have logged by now.
         wait_until(lambda: proc.poll() is not None, 6.0)
@@ -120,12 +136,6 @@ def test_a_worker_waits_for_an_unreachable_redis_in_one_line_then_starts(tmp_pat
         proc.send_signal(signal.SIGTERM)
         proc.wait(CAP)
         assert "Traceback" not in err.read_text(), err.read_text()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(CAP)
-        server.stop()
-        kill_all_in(tmp_path)
 
 
 def test_serve_starts_without_gevents_monkey_patch_warning(tmp_path: Path) -> None:
@@ -178,17 +188,12 @@ def test_a_running_workers_loops_log_one_line_when_redis_goes_and_one_when_it_is
     server = RedisProcess(tmp_path / "redis")
     server.start()
     err = tmp_path / "worker.err"
-    with err.open("wb") as ferr:
-        proc = subprocess.Popen(
-            [str(MAYI), "worker"], env=clean_env(REDIS_URL=server.url), cwd=tmp_path,
-            stdout=subprocess.DEVNULL, stderr=ferr, start_new_session=True,
-        )  # fmt: skip
     loops = ("clock timer", "sweeper", "ladder")
 
     def said(what: str) -> list[str]:
         return [line for line in err.read_text().splitlines() if line.startswith(loops) and what in line]
 
-    try:
+    with _worker(tmp_path, server.url, err, server) as proc:
         client = server.client()
         try:
             assert wait_until(lambda: bool(client.smembers("rq:workers")), CAP), err.read_text()
@@ -206,9 +211,3 @@ def test_a_running_workers_loops_log_one_line_when_redis_goes_and_one_when_it_is
         # Nothing else of theirs (a failure they log with its traceback starts with their name too).
         theirs = [line for line in err.read_text().splitlines() if line.startswith(loops)]
         assert len(theirs) == 2 * len(loops), err.read_text()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(CAP)
-        server.stop()
-        kill_all_in(tmp_path)
