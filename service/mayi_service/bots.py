@@ -45,9 +45,9 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .decisions import decision_entry, decision_key
-from .games import Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
+from .games import AddressSlotsFull, Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
-from .repository import GameRecord, GameRepository, Wake
+from .repository import LEASE_LUA, GameRecord, GameRepository, Wake
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -80,7 +80,9 @@ _NOBODY = Wake("")
 #: id, its wake number, its games hash, each of those games' hashes and 1 if it took a
 #: slot; nil for an unknown token. The game keys are built here from the games hash (a
 #: single Redis lets a script name them; on a cluster they are in other slots).
-_POLL_SCRIPT = """
+_POLL_SCRIPT = (
+    LEASE_LUA
+    + """
 local bot = ARGV[1]
 if bot == '' then
   if ARGV[2] == '0' then
@@ -92,14 +94,9 @@ if bot == '' then
 end
 local took = 0
 if ARGV[3] == 'take' then
-  if redis.call('INCRBY', KEYS[2], 1) > tonumber(ARGV[4]) then
-    redis.call('DECRBY', KEYS[2], 1)
-  else
-    took = 1
-  end
-  redis.call('EXPIRE', KEYS[2], ARGV[5])
+  took = take_lease(KEYS[2], ARGV[11], tonumber(ARGV[4]), tonumber(ARGV[5]))
 elseif ARGV[3] == 'give' then
-  redis.call('DECRBY', KEYS[2], 1)
+  redis.call('ZREM', KEYS[2], ARGV[11])
 end
 local head = ARGV[6] .. bot
 local seq = redis.call('GET', head .. ARGV[7]) or '0'
@@ -110,6 +107,7 @@ for i = 1, #games, 2 do
 end
 return {bot, seq, games, hashes, took}
 """
+)
 
 
 def new_secret() -> str:
@@ -475,10 +473,11 @@ class Bots:
         are left to :meth:`page`). The wake number is read before the games."""
         if self.repo.single:
             keys = [self.token_key(token_hash(token))]
-            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts]
+            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts, ""]
             if slot is not None and op:
                 keys.append(slot.key)
-                args[2:5] = [op, slot.limit, slot.ttl]
+                args[2:5] = [op, slot.limit, slot.lease_ms]
+                args[10] = slot.lease
             found = self.repo.run(self._poll_script, keys, args)
             if found is None:
                 return None, 0, {}, {}, False
@@ -490,7 +489,7 @@ class Bots:
             read = {game_id: _pairs(h) for game_id, h in zip(held, hashes, strict=True)}
             return bot_id, int(seq), held, read, bool(took)
         if slot is not None and op == "give":
-            self.repo.close_stream(slot.key)
+            self.repo.drop_lease(slot.key, slot.lease)
         if bot_id is None:
             bot_id = self.bot_id_for(token)
             if bot_id is None:
@@ -552,7 +551,7 @@ class Bots:
                     if not waited:
                         slot.take()  # raises when the client (or this process) holds its limit
                     else:  # woken for nothing: a poll already admitted is never refused midway
-                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull):
+                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull, AddressSlotsFull):
                             slot.take()
                 waited = True
                 woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)

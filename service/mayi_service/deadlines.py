@@ -261,3 +261,51 @@ class BoundedConnections:
         finally:
             with suppress(OSError):
                 sock.settimeout(None)
+
+
+class HangUp:
+    """Notices a client that hangs up on a request that waits (an event stream, a
+    long-poll), at once rather than at the next write: under gunicorn's gevent worker
+    (the ``gunicorn.socket`` of the request's environ), a greenlet waits for the client
+    socket to turn readable, which, once the request is read whole, only its end (or a
+    reset) makes it; it then sets :attr:`gone` and calls ``on_gone``. Pipelined bytes
+    are left alone (the next write notices a hang-up then). Elsewhere (no gevent, no
+    socket) :attr:`gone` stays false. :meth:`close` stops the watch."""
+
+    def __init__(self, environ: dict[str, Any], on_gone: Any = None) -> None:
+        self.gone = False
+        self.on_gone = on_gone
+        self.greenlet: Any = None
+        sock = environ.get("gunicorn.socket")
+        if sock is None:
+            return
+        from gevent import monkey
+
+        if not monkey.is_module_patched("socket"):
+            return
+        import gevent
+
+        self.greenlet = gevent.spawn(self._watch, sock)
+
+    def _watch(self, sock: Any) -> None:
+        import socket
+
+        from gevent.socket import wait_read
+
+        try:
+            wait_read(sock.fileno())
+            hung_up = not sock.recv(1, socket.MSG_PEEK)
+        except OSError:  # reset, or closed under us
+            hung_up = True
+        if hung_up:
+            self.gone = True
+            if self.on_gone is not None:
+                self.on_gone()
+
+    def __call__(self) -> bool:
+        return self.gone
+
+    def close(self) -> None:
+        if self.greenlet is not None:
+            self.greenlet.kill(block=False)
+            self.greenlet = None

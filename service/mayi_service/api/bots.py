@@ -15,7 +15,7 @@ from .. import schemas as s
 from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
 from ..problems import ServiceError
 from .common import StrictBlueprint, bearer_token, document_errors, services
-from .games import WAITS, _client_key, _games, _slot_errors
+from .games import WAITS, _client_key, _slot, _slot_errors
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 
@@ -331,9 +331,7 @@ class Decisions(MethodView):
         token = bearer_token()
         settings = services().settings
         wait = min(wait, settings.max_wait_seconds)
-        slot = _games().wait_slot(
-            f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, settings.max_waiting_per_process
-        )
+        slot = _slot(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
         with _slot_errors(WAITS, settings.max_waits_per_client):
             page = bots().poll(token, wait, frozenset(skip), slot)
         if not slot.held:
