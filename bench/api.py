@@ -412,8 +412,10 @@ class WorkerLog:
 Work = Callable[[int, requests.Session, threading.Event, WorkerLog], None]
 
 
-def play_games(base: str, seed: int) -> Work:
-    """Each client plays one game after another until told to stop."""
+def play_games(base: str, seed: int, pace: Callable[[str], None] | None = None) -> Work:
+    """Each client plays one game after another until told to stop. ``pace``: called with
+    the acting seat's token before each timed action (outside its timing), to keep the
+    client within the service's rate limits."""
 
     def work(client: int, session: requests.Session, stop: threading.Event, log: WorkerLog) -> None:
         game = 0
@@ -438,6 +440,8 @@ def play_games(base: str, seed: int) -> Work:
                     continue
                 entry = choose(legal)
                 path, body = request_for(entry)
+                if pace is not None:
+                    pace(auth[seat]["Authorization"])
                 started = time.perf_counter()
                 response = session.post(url + path, json=body, headers=auth[seat], timeout=REQUEST_TIMEOUT)
                 ended = time.perf_counter()

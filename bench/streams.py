@@ -8,17 +8,20 @@ Run from the repository root with the project's virtual environment::
 
 What it does, in each run:
 
-* **Server**: ``mayi serve --no-worker`` (gunicorn, one gevent worker process, as
-  ``mayi serve`` runs by default) on a free loopback port, with its embedded Redis in
-  a temporary folder. The bench raises the caps that would refuse its own load,
-  through the environment: ``MAYI_MAX_STREAMS_PER_CLIENT`` (every stream comes from
-  127.0.0.1 without a token, so they all count as one client),
-  ``MAYI_MAX_WAITING_PER_PROCESS`` (to streams + 500) and
-  ``MAYI_RATE_LIMITS_ENABLED=false`` (1,000 stream requests from one address in a
-  few seconds); ``MAYI_BODY_TIMEOUT_SECONDS=0`` keeps the half-sent requests
-  open for the whole run (they would get 408 after 15 s), and
-  ``MAYI_MAX_CONNECTIONS_PER_ADDRESS=0`` lets one address hold them all. Clock jobs are off.
-  Stopped at the end of the run, also on errors.
+* **Server**: ``mayi serve`` (gunicorn, one gevent worker process, and its job worker,
+  as ``mayi serve`` runs by default) on a free loopback port, with its embedded Redis
+  in a temporary folder, and **the default settings**: rate limits, caps, deadlines
+  and clocks as a user gets them. The load keeps within them as many clients would:
+  the idle connections come from many loopback source addresses (the whole
+  127.0.0.0/8 is loopback on Linux), ``MAYI_MAX_STREAMS_PER_CLIENT`` (4) streams
+  from each, as spectators, and 20 half-sent requests from each of others; a
+  half-sent request answered 408 after ``MAYI_BODY_TIMEOUT_SECONDS`` (15 s) is sent
+  again at once, so that as many are held all along. Each idle table is created
+  from an address of its own (``MAYI_RATE_LIMIT_CREATE``). The game client, from
+  127.0.0.1, keeps each seat's token, and the address, to 80 % of the sustained
+  rate of their limits (``MAYI_RATE_LIMIT_TOKEN``, ``MAYI_RATE_LIMIT_ADDRESS``),
+  waiting before an action, outside its timing. Stopped at the end of the run,
+  also on errors.
 * **Game**: one client thread plays 4-player May I games (``bench/api.py``'s
   client: each action is one POST, its answer the next view), one action after
   another; the latency of each action is timed on the client (``perf_counter``).
@@ -31,7 +34,7 @@ What it does, in each run:
   finished). The client is one thread with non-blocking sockets (``selectors``),
   not a thread per connection.
 * **Memory per idle stream**: the resident memory (``VmRSS``) of the gunicorn
-  worker process just before the streams open and once they are all open and
+  worker process (not the job worker) just before the streams open and once they are all open and
   idle, divided by the number of streams. It includes everything a stream holds in
   the API process: its greenlet, its client socket's buffers, its Redis connection
   and the request's objects (the Redis server's own memory is not counted).
@@ -45,6 +48,7 @@ and Redis share the machine's cores, so read the ratio, not the absolute figures
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import platform
@@ -65,11 +69,22 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from limits import parse_many  # (flask-limiter's parser of its rate strings)
+
+from mayi_service.config import Settings
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 import api as game_client  # noqa: E402  (bench/api.py: the game-playing client)
 
+#: The settings the server runs with: the defaults.
+DEFAULTS = Settings()
+#: Tokenless event streams from one address (one client: its cap).
+STREAMS_PER_ADDRESS = DEFAULTS.max_streams_per_client
+#: Half-sent requests held from one address (well within MAYI_MAX_CONNECTIONS_PER_ADDRESS).
+HALF_SENT_PER_ADDRESS = 20
+#: The share of a rate limit's sustained rate the game client keeps to.
+PACE_SHARE = 0.8
 GOAL_P99_RATIO = 2.0
 GOAL_STREAM_BYTES = 50 * 1024
 IDLE_TABLES = 10
@@ -89,14 +104,17 @@ class Served:
         self.log = log
 
     def worker_pids(self) -> list[int]:
-        """The gunicorn worker processes (children of ``mayi serve`` named like it)."""
+        """The gunicorn worker processes (children of ``mayi serve`` named like it; not
+        Redis, nor the job worker, ``mayi_service.cli worker``)."""
         found = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
                 continue
             with suppress(OSError):
                 stat = (entry / "stat").read_text()
-                if int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid and "redis" not in stat:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+                child = int(stat.rsplit(")", 1)[1].split()[1]) == self.proc.pid
+                if child and "redis" not in stat and b"worker" not in command:
                     found.append(int(entry.name))
         return found
 
@@ -112,30 +130,21 @@ class Served:
 
 
 @contextmanager
-def mayi_serve(streams: int) -> Iterator[Served]:
+def mayi_serve(streams: int, half_sent: int) -> Iterator[Served]:
     if MAYI is None:
         raise SystemExit("the mayi command is not installed: pip install -e . first")
     folder = Path(tempfile.mkdtemp(prefix="mayi-bench-streams-"))
     port = game_client.free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    env.update(
-        {
-            "MAYI_DATA_DIR": str(folder / "data"),
-            "MAYI_SCHEDULE_CLOCK_JOBS": "false",
-            "MAYI_RATE_LIMITS_ENABLED": "false",
-            "MAYI_MAX_STREAMS_PER_CLIENT": str(streams + 100),
-            "MAYI_MAX_WAITING_PER_PROCESS": str(streams + 500),
-            "MAYI_WORKER_CONNECTIONS": str(max(4000, 2 * streams + 1000)),
-            # The half-sent requests stay for the whole run (by default they get 408 after 15 s).
-            "MAYI_BODY_TIMEOUT_SECONDS": "0",
-            # Every idle connection comes from 127.0.0.1 (by default one address holds 128).
-            "MAYI_MAX_CONNECTIONS_PER_ADDRESS": "0",
-        }
-    )
+    # The defaults, but for where the data goes (and, past what the default serves, connections).
+    env["MAYI_DATA_DIR"] = str(folder / "data")
+    wanted = streams + half_sent + 1000
+    if wanted > 4000:
+        env["MAYI_WORKER_CONNECTIONS"] = str(wanted)
     log = folder / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
-            [MAYI, "serve", "--host", "127.0.0.1", "--port", str(port), "--no-worker"],
+            [MAYI, "serve", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
@@ -170,28 +179,46 @@ def mayi_serve(streams: int) -> Iterator[Served]:
 # Idle connections, from one thread
 
 
+def loopback(block: int, i: int) -> str:
+    """The ``i``-th loopback address of ``block`` (127.<block>.x.y: the whole 127.0.0.0/8 is loopback)."""
+    return f"127.{block}.{i // 250}.{i % 250 + 1}"
+
+
+#: The blocks of loopback addresses: streams, half-sent requests, the idle tables' creators.
+STREAM_BLOCK, HALF_SENT_BLOCK, CREATOR_BLOCK = 1, 2, 3
+
+
 class IdleConnections:
     """Event streams and half-sent requests on non-blocking sockets, read by one
-    background thread so that the server's keep-alives never fill a buffer."""
+    background thread so that the server's keep-alives never fill a buffer; a half-sent
+    request the server closes (408, at its body's deadline) is sent again at once."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self.selector = selectors.DefaultSelector()
         self.sockets: list[socket.socket] = []
         self.opened: dict[int, bool] = {}
+        #: The source address of each half-sent request's socket, by its file descriptor.
+        self.half: dict[int, str] = {}
+        #: Half-sent requests sent again after the server closed them.
+        self.resent = 0
         self.failed: list[str] = []
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
-    def open_streams(self, game_ids: list[str], count: int, batch: int = 100, timeout: float = 120.0) -> None:
-        """Open ``count`` streams (round-robin over ``game_ids``); return once each has
-        sent its status line and first line of data."""
+    def _connect(self, source: str) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=(source, 0))
+
+    def open_streams(self, game_ids: list[str], count: int, batch: int = 20, timeout: float = 120.0) -> None:
+        """Open ``count`` streams (round-robin over ``game_ids``, :data:`STREAMS_PER_ADDRESS`
+        from each loopback address); return once each has sent its status line and first
+        line of data."""
         for start in range(0, count, batch):
             fds = []
             for i in range(start, min(count, start + batch)):
-                sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
+                sock = self._connect(loopback(STREAM_BLOCK, i // STREAMS_PER_ADDRESS))
                 sock.sendall(
                     f"GET /v1/games/{game_ids[i % len(game_ids)]}/events/stream HTTP/1.1\r\n"
                     "Host: 127.0.0.1\r\n\r\n".encode()
@@ -211,16 +238,20 @@ class IdleConnections:
                 time.sleep(0.01)
 
     def half_send(self, count: int) -> None:
-        for _ in range(count):
-            sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)
-            sock.sendall(
-                b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                b"Content-Length: 100\r\n\r\n{"
-            )
-            sock.setblocking(False)
-            with self.lock:
-                self.sockets.append(sock)
-                self.selector.register(sock, selectors.EVENT_READ, bytearray())
+        for i in range(count):
+            self._half_send(loopback(HALF_SENT_BLOCK, i // HALF_SENT_PER_ADDRESS))
+
+    def _half_send(self, source: str) -> None:
+        sock = self._connect(source)
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n{"
+        )
+        sock.setblocking(False)
+        with self.lock:
+            self.half[sock.fileno()] = source
+            self.sockets.append(sock)
+            self.selector.register(sock, selectors.EVENT_READ, bytearray())
 
     def _read(self) -> None:
         while not self.stop.is_set():
@@ -239,10 +270,21 @@ class IdleConnections:
                     data = b""
                     self.failed.append(str(exc))
                 if not data:
+                    fd = sock.fileno()
                     with self.lock:
                         self.selector.unregister(sock)
-                    if not self.opened.get(sock.fileno(), True):
-                        self.failed.append("closed before it opened")
+                        source = self.half.pop(fd, None)
+                    if not self.opened.get(fd, True):
+                        self.failed.append(f"closed before it opened: {bytes(key.data[:300])!r}")
+                    if source is not None:  # its body's deadline: send another
+                        with self.lock:
+                            self.sockets.remove(sock)
+                        sock.close()
+                        try:
+                            self._half_send(source)
+                            self.resent += 1
+                        except OSError as exc:
+                            self.failed.append(f"a half-sent request could not be sent again: {exc}")
                     continue
                 seen: bytearray = key.data
                 if not self.opened.get(sock.fileno(), True):
@@ -266,15 +308,54 @@ class IdleConnections:
 # The game
 
 
+def sustained_rate(limit: str) -> float:
+    """The lowest sustained rate, per second, of a flask-limiter rate string ("20 per second;600 per minute": 10)."""
+    return min(item.amount / item.get_expiry() for item in parse_many(limit))
+
+
+class Pacer:
+    """Keeps the game client within the default rate limits: before each action it waits
+    until the seat's token and the address are each below :data:`PACE_SHARE` of their
+    limits' sustained rate."""
+
+    def __init__(self) -> None:
+        self.token_gap = 1 / (PACE_SHARE * sustained_rate(DEFAULTS.rate_limit_token))
+        self.address_gap = 1 / (PACE_SHARE * sustained_rate(DEFAULTS.rate_limit_address))
+        self.last: dict[str, float] = {}
+        self.last_any = 0.0
+
+    def __call__(self, token: str) -> None:
+        due = max(self.last_any + self.address_gap, self.last.get(token, 0.0) + self.token_gap)
+        now = time.perf_counter()
+        if due > now:
+            time.sleep(due - now)
+            now = time.perf_counter()
+        self.last[token] = self.last_any = now
+
+
+def create_table(port: int, body: dict[str, Any], source: str) -> str:
+    """A new table, created from the loopback address ``source``: its id."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+    try:
+        conn.request("POST", "/v1/games", json.dumps(body), {"Content-Type": "application/json"})
+        answer = conn.getresponse()
+        data = answer.read()
+        if answer.status != 201:
+            raise RuntimeError(f"creating an idle table: HTTP {answer.status} {data[:300]!r}")
+        return str(json.loads(data)["game_id"])
+    finally:
+        conn.close()
+
+
 class GamePlayer:
-    """One client thread playing games over HTTP; ``timed(n)`` returns the latencies of
-    its next ``n`` actions."""
+    """One client thread playing games over HTTP, within the rate limits (:class:`Pacer`);
+    ``timed(n)`` returns the latencies of its next ``n`` actions."""
 
     def __init__(self, url: str, seed: int) -> None:
         self.log = game_client.WorkerLog()
         self.stop = threading.Event()
         self.session = requests.Session()
-        work = game_client.play_games(url, seed)
+        work = game_client.play_games(url, seed, Pacer())
         self.error: BaseException | None = None
 
         def run() -> None:
@@ -310,16 +391,15 @@ def summary(latencies: list[float]) -> dict[str, float]:
 
 
 def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
-    with mayi_serve(args.streams) as server:
-        idle_tables = []
-        for i in range(IDLE_TABLES):
-            created = requests.post(
-                server.url + "/v1/games",
-                json=game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i)),
-                timeout=60,
+    with mayi_serve(args.streams, args.half_sent) as server:
+        idle_tables = [
+            create_table(
+                server.port,
+                game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i)),
+                loopback(CREATOR_BLOCK, i),
             )
-            created.raise_for_status()
-            idle_tables.append(created.json()["game_id"])
+            for i in range(IDLE_TABLES)
+        ]
         player = GamePlayer(server.url, args.seed + run)
         connections = IdleConnections(server.port)
         try:
@@ -337,6 +417,7 @@ def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
             rss_all = server.worker_rss()
             loaded = summary(player.timed(args.actions))
             health = requests.get(server.url + "/healthz", timeout=60).status_code
+            resent = connections.resent
             if connections.failed:
                 raise RuntimeError(f"{len(connections.failed)} idle connections failed: {connections.failed[0]}")
         finally:
@@ -352,6 +433,7 @@ def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
         "worker_rss_mb": rss_all / 2**20,
         "streams_opened_in_s": opened_in,
         "healthz_under_load": health,
+        "half_sent_resent": resent,
     }
 
 
@@ -384,6 +466,11 @@ def print_report(result: dict[str, Any]) -> None:
     print(f"  memory per half-sent request   {fmt(m['bytes_per_half_sent'], 1, 1024)} KB")
     print(f"  worker RSS under load          {fmt(m['worker_rss_mb'], 0)} MB")
     print(f"  {result['streams']:,} streams opened in     {fmt(m['streams_opened_in_s'], 1)} s")
+    addresses = -(-result["streams"] // STREAMS_PER_ADDRESS) + -(-result["half_sent"] // HALF_SENT_PER_ADDRESS)
+    print(
+        f"  default settings; idle connections from {addresses} loopback addresses, "
+        f"half-sent requests sent again after 408: {fmt(m['half_sent_resent'], 0)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         "bytes_per_half_sent": ("bytes_per_half_sent",),
         "worker_rss_mb": ("worker_rss_mb",),
         "streams_opened_in_s": ("streams_opened_in_s",),
+        "half_sent_resent": ("half_sent_resent",),
     }
     result = {
         "streams": args.streams,
