@@ -4,7 +4,13 @@ Each bot runs ``mayi_sdk.run_polling`` (the default ``Bot``, which waits for the
 rather than take an upcard it does not want) in a process of its own, as bot programs
 do (``--threads``: all in threads of this process, where they queue for its one
 interpreter lock), against the API under gunicorn (``bench/api.py``'s server: 2 gevent
-workers) on a fresh Redis, with rate limits and clock jobs off. Every seat is a bot.
+workers) and one ``mayi worker`` (the clock jobs) on a fresh Redis, on the default
+settings: rate limits on, clock jobs on. Only the setup is allowed more than the
+defaults: the bench registers 16 bots and creates 4 tables a run from one address, over
+the per-address limits on registering bots and creating tables (``MAYI_RATE_LIMIT_BOTS``,
+``MAYI_RATE_LIMIT_CREATE``, ``MAYI_MAX_OPEN_TABLES_PER_ADDRESS``), which no measured
+request passes through. ``--relaxed``: rate limits and clock jobs off as well (no
+job worker), a labelled extra line beside the defaults' figures. Every seat is a bot.
 ``--webhooks``: each bot is instead the SDK's webhook receiver (``make_webhook_server``)
 on a loopback port in a process of its own, its decisions delivered by ``mayi worker``
 processes (``--job-workers``, 2) through RQ, as a webhook bot is served; measured the
@@ -39,7 +45,7 @@ counts only the polls; and each bot's last poll, which learns that its game ende
 brings no decision).
 
     python bench/bots_http.py [--games 4] [--seats 4] [--round 7] [--runs 3] [--threads] [--workers 2]
-                              [--webhooks [--job-workers 2]]
+                              [--webhooks [--job-workers 2]] [--relaxed]
 
 Prints medians (with min-max over runs) and the ratios to the goals; never asserts a
 timing.
@@ -212,9 +218,20 @@ class Processes:
         return sum(part.cpu_seconds() for part in self.parts)
 
 
+#: The setup's allowance: registering 16 bots and creating 4 tables a run from one address
+#: is over the default per-address limits on both, which no measured request passes through.
+SETUP = {
+    "MAYI_RATE_LIMIT_BOTS": "10000 per minute",
+    "MAYI_RATE_LIMIT_CREATE": "10000 per minute",
+    "MAYI_MAX_OPEN_TABLES_PER_ADDRESS": "0",
+}
+#: What a ``--relaxed`` run turns off (a labelled extra line, never the headline).
+RELAXED = {"MAYI_RATE_LIMITS_ENABLED": "false", "MAYI_SCHEDULE_CLOCK_JOBS": "false"}
+
+
 @contextlib.contextmanager
 def job_worker(env: dict[str, str], logs: Path, number: int) -> Iterator[Server]:
-    """A ``mayi worker`` (RQ: it sends the webhook deliveries), stopped on exit."""
+    """A ``mayi worker`` (RQ: the clock jobs and the webhook deliveries), stopped on exit."""
     mayi = str(Path(sys.executable).parent / "mayi")
     with open(logs / f"worker{number}.log", "wb") as log:
         process = subprocess.Popen([mayi, "worker", "--no-sweeper"], env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -381,6 +398,9 @@ def run_once(args: argparse.Namespace, server: Any, store: redis.Redis) -> dict[
         "polls": polls,
         "sent": sent,
         "waits": sum(getattr(s, "waits", 0) for s in stats),
+        "rate_limited": sum(getattr(s, "rate_limited", 0) for s in stats),
+        "refused": sum(getattr(s, "refused", 0) for s in stats),
+        "too_late": sum(getattr(s, "too_late", 0) for s in stats),
         "median_ms": ms(found.latency),
         "p99_ms": ms(found.latency, 99),
         "any_median_ms": ms(found.any_decision),
@@ -422,6 +442,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--job-workers", type=int, default=2, help="(--webhooks) `mayi worker` processes delivering the decisions"
     )
+    parser.add_argument(
+        "--relaxed",
+        action="store_true",
+        help="rate limits and clock jobs off: a labelled extra line beside the defaults' (not the headline)",
+    )
     args = parser.parse_args(argv)
     bench_api.SERVER_WORKERS = args.workers
     load_before = _load()
@@ -429,13 +454,16 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         url, _ = stack.enter_context(redis_server(tmp))
-        env = dict(os.environ, REDIS_URL=url, MAYI_KEY_PREFIX="bench-bots")
-        env.update(MAYI_RATE_LIMITS_ENABLED="false", MAYI_SCHEDULE_CLOCK_JOBS="false")
+        env = dict(os.environ, REDIS_URL=url, MAYI_KEY_PREFIX="bench-bots", **SETUP)
+        if args.relaxed:
+            env.update(RELAXED)
         if args.webhooks:
             env.update(MAYI_WEBHOOK_ALLOW_PRIVATE="true")  # the receivers listen on loopback
         api: Any = stack.enter_context(gunicorn("api", "mayi_service.wsgi:app", env, tmp))
-        if args.webhooks:
-            api = Processes([api, *(stack.enter_context(job_worker(env, tmp, i)) for i in range(args.job_workers))])
+        # The job workers: the webhook deliveries, and the clocks (one, as `mayi serve` runs).
+        jobs = args.job_workers if args.webhooks else 0 if args.relaxed else 1
+        if jobs:
+            api = Processes([api, *(stack.enter_context(job_worker(env, tmp, i)) for i in range(jobs))])
         store = redis.Redis.from_url(url)
         for i in range(args.runs):
             found = run_once(args, api, store)
@@ -444,7 +472,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  run {i + 1}: {found['moves']} moves in {found['seconds']:.1f} s, "
                 f"median {found['median_ms']:.1f} ms, "
                 f"p99 {found['p99_ms']:.1f} ms, {found['requests_per_decision']:.3f} requests a decision, "
-                f"cores {found['busy']:.0%} busy, load {_load()[0]}",
+                f"cores {found['busy']:.0%} busy, load {_load()[0]}, {found['rate_limited']} answers 429 waited out, "
+                f"{found['refused']} moves refused ({found['too_late']} late claims)",
                 file=sys.stderr,
             )
 
@@ -461,6 +490,12 @@ def main(argv: list[str] | None = None) -> int:
         who = (
             f"polling bots (run_polling, default Bot, {'threads of one process' if args.threads else 'a process each'})"
         )
+    print(
+        "settings: RELAXED, rate limits and clock jobs off (an extra line, not the defaults)"
+        if args.relaxed
+        else "settings: the defaults (rate limits on, clock jobs on, a job worker); "
+        "the setup's bot registrations and tables allowed beyond the per-address limits"
+    )
     print(
         f"{args.games} games x {args.seats} {who}, {args.workers} gevent workers, "
         f"from round {args.round}, "

@@ -8,20 +8,21 @@ Run from the repository root with the project's virtual environment::
 
 What it does, in each run:
 
-* **Server**: ``mayi serve`` (gunicorn, one gevent worker process, and its job worker,
-  as ``mayi serve`` runs by default) on a free loopback port, with its embedded Redis
-  in a temporary folder, and **the default settings**: rate limits, caps, deadlines
-  and clocks as a user gets them. The load keeps within them as many clients would:
-  the idle connections come from many loopback source addresses (the whole
-  127.0.0.0/8 is loopback on Linux), ``MAYI_MAX_STREAMS_PER_CLIENT`` (4) streams
-  from each, as spectators, and 20 half-sent requests from each of others; a
-  half-sent request answered 408 after ``MAYI_BODY_TIMEOUT_SECONDS`` (15 s) is sent
-  again at once, so that as many are held all along. Each idle table is created
-  from an address of its own (``MAYI_RATE_LIMIT_CREATE``). The game client, from
-  127.0.0.1, keeps each seat's token, and the address, to 80 % of the sustained
-  rate of their limits (``MAYI_RATE_LIMIT_TOKEN``, ``MAYI_RATE_LIMIT_ADDRESS``),
-  waiting before an action, outside its timing. Stopped at the end of the run,
-  also on errors.
+* **Server**: ``mayi serve`` (gunicorn, one gevent worker process, and its job
+  worker, as ``mayi serve`` runs by default) on a free loopback port, with its
+  embedded Redis in a temporary folder, on the default settings: rate limits on,
+  clock jobs on, 4 streams per client. The load comes as 1,000 spectators would,
+  from many addresses: each stream from its own loopback address (127.0.x.y, four
+  to an address, the default ``MAYI_MAX_STREAMS_PER_CLIENT``), so no per-client
+  limit is raised. The half-sent requests come 20 to an address (of another block of
+  loopback addresses), within ``MAYI_MAX_CONNECTIONS_PER_ADDRESS`` (128); one
+  answered 408 at its body's deadline (``MAYI_BODY_TIMEOUT_SECONDS``, 15 s) is sent
+  again at once, so that as many are held all along. The bench changes only what
+  its load needs beyond the defaults, through the environment:
+  ``MAYI_MAX_WAITING_PER_PROCESS`` and ``MAYI_WORKER_CONNECTIONS`` when the streams
+  are more than they allow (not at 1,000). ``--relaxed``: rate limits and clock jobs
+  off as well, a labelled extra line beside the defaults' (the report's first line
+  says so). Stopped at the end of the run, also on errors.
 * **Game**: one client thread plays 4-player May I games (``bench/api.py``'s
   client: each action is one POST, its answer the next view), one action after
   another; the latency of each action is timed on the client (``perf_counter``).
@@ -34,7 +35,7 @@ What it does, in each run:
   finished). The client is one thread with non-blocking sockets (``selectors``),
   not a thread per connection.
 * **Memory per idle stream**: the resident memory (``VmRSS``) of the gunicorn
-  worker process (not the job worker) just before the streams open and once they are all open and
+  worker process (not the job worker's) just before the streams open and once they are all open and
   idle, divided by the number of streams. It includes everything a stream holds in
   the API process: its greenlet, its client socket's buffers, its Redis connection
   and the request's objects (the Redis server's own memory is not counted).
@@ -69,22 +70,11 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from limits import parse_many  # (flask-limiter's parser of its rate strings)
-
-from mayi_service.config import Settings
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 import api as game_client  # noqa: E402  (bench/api.py: the game-playing client)
 
-#: The settings the server runs with: the defaults.
-DEFAULTS = Settings()
-#: Tokenless event streams from one address (one client: its cap).
-STREAMS_PER_ADDRESS = DEFAULTS.max_streams_per_client
-#: Half-sent requests held from one address (well within MAYI_MAX_CONNECTIONS_PER_ADDRESS).
-HALF_SENT_PER_ADDRESS = 20
-#: The share of a rate limit's sustained rate the game client keeps to.
-PACE_SHARE = 0.8
 GOAL_P99_RATIO = 2.0
 GOAL_STREAM_BYTES = 50 * 1024
 IDLE_TABLES = 10
@@ -104,8 +94,8 @@ class Served:
         self.log = log
 
     def worker_pids(self) -> list[int]:
-        """The gunicorn worker processes (children of ``mayi serve`` named like it; not
-        Redis, nor the job worker, ``mayi_service.cli worker``)."""
+        """The gunicorn worker processes (children of ``mayi serve``; not its Redis, nor
+        its job worker, ``mayi_service.cli worker``)."""
         found = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -129,18 +119,36 @@ class Served:
         return total
 
 
+#: The settings a ``--relaxed`` run turns off (a labelled extra line, never the headline).
+RELAXED = {"MAYI_SCHEDULE_CLOCK_JOBS": "false", "MAYI_RATE_LIMITS_ENABLED": "false"}
+#: The default cap on the event streams and waiting long-polls of one server process.
+DEFAULT_WAITING = 2000
+
+
+def loopback(number: int, block: int = 1) -> str:
+    """The ``number``-th loopback address of ``block`` (127.<block>.x.y): a client address of its own."""
+    return f"127.{block}.{number // 250}.{number % 250 + 1}"
+
+
+#: Half-sent requests held from one address (well within MAYI_MAX_CONNECTIONS_PER_ADDRESS).
+HALF_SENT_PER_ADDRESS = 20
+#: The block of loopback addresses the half-sent requests come from (streams: 1, tables: 2).
+HALF_SENT_BLOCK = 3
+
+
 @contextmanager
-def mayi_serve(streams: int, half_sent: int) -> Iterator[Served]:
+def mayi_serve(streams: int, relaxed: bool = False) -> Iterator[Served]:
     if MAYI is None:
         raise SystemExit("the mayi command is not installed: pip install -e . first")
     folder = Path(tempfile.mkdtemp(prefix="mayi-bench-streams-"))
     port = game_client.free_port()
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    # The defaults, but for where the data goes (and, past what the default serves, connections).
     env["MAYI_DATA_DIR"] = str(folder / "data")
-    wanted = streams + half_sent + 1000
-    if wanted > 4000:
-        env["MAYI_WORKER_CONNECTIONS"] = str(wanted)
+    if streams + 500 > DEFAULT_WAITING:  # more than one process holds by default
+        env["MAYI_MAX_WAITING_PER_PROCESS"] = str(streams + 500)
+        env["MAYI_WORKER_CONNECTIONS"] = str(max(4000, 2 * streams + 1000))
+    if relaxed:
+        env.update(RELAXED)
     log = folder / "serve.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -179,15 +187,6 @@ def mayi_serve(streams: int, half_sent: int) -> Iterator[Served]:
 # Idle connections, from one thread
 
 
-def loopback(block: int, i: int) -> str:
-    """The ``i``-th loopback address of ``block`` (127.<block>.x.y: the whole 127.0.0.0/8 is loopback)."""
-    return f"127.{block}.{i // 250}.{i % 250 + 1}"
-
-
-#: The blocks of loopback addresses: streams, half-sent requests, the idle tables' creators.
-STREAM_BLOCK, HALF_SENT_BLOCK, CREATOR_BLOCK = 1, 2, 3
-
-
 class IdleConnections:
     """Event streams and half-sent requests on non-blocking sockets, read by one
     background thread so that the server's keep-alives never fill a buffer; a half-sent
@@ -208,17 +207,15 @@ class IdleConnections:
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
-    def _connect(self, source: str) -> socket.socket:
-        return socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=(source, 0))
-
-    def open_streams(self, game_ids: list[str], count: int, batch: int = 20, timeout: float = 120.0) -> None:
-        """Open ``count`` streams (round-robin over ``game_ids``, :data:`STREAMS_PER_ADDRESS`
-        from each loopback address); return once each has sent its status line and first
-        line of data."""
+    def open_streams(self, game_ids: list[str], count: int, batch: int = 100, timeout: float = 120.0) -> None:
+        """Open ``count`` streams (round-robin over ``game_ids``); return once each has
+        sent its status line and first line of data."""
         for start in range(0, count, batch):
             fds = []
             for i in range(start, min(count, start + batch)):
-                sock = self._connect(loopback(STREAM_BLOCK, i // STREAMS_PER_ADDRESS))
+                # Four streams to an address (the default cap per client), as spectators come.
+                source = (loopback(i // 4), 0)
+                sock = socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=source)
                 sock.sendall(
                     f"GET /v1/games/{game_ids[i % len(game_ids)]}/events/stream HTTP/1.1\r\n"
                     "Host: 127.0.0.1\r\n\r\n".encode()
@@ -239,10 +236,10 @@ class IdleConnections:
 
     def half_send(self, count: int) -> None:
         for i in range(count):
-            self._half_send(loopback(HALF_SENT_BLOCK, i // HALF_SENT_PER_ADDRESS))
+            self._half_send(loopback(i // HALF_SENT_PER_ADDRESS, block=HALF_SENT_BLOCK))
 
     def _half_send(self, source: str) -> None:
-        sock = self._connect(source)
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=30, source_address=(source, 0))
         sock.sendall(
             b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b"Content-Length: 100\r\n\r\n{"
@@ -275,7 +272,7 @@ class IdleConnections:
                         self.selector.unregister(sock)
                         source = self.half.pop(fd, None)
                     if not self.opened.get(fd, True):
-                        self.failed.append(f"closed before it opened: {bytes(key.data[:300])!r}")
+                        self.failed.append(f"closed before it opened: {bytes(key.data)[:300]!r}")
                     if source is not None:  # its body's deadline: send another
                         with self.lock:
                             self.sockets.remove(sock)
@@ -308,54 +305,15 @@ class IdleConnections:
 # The game
 
 
-def sustained_rate(limit: str) -> float:
-    """The lowest sustained rate, per second, of a flask-limiter rate string ("20 per second;600 per minute": 10)."""
-    return min(item.amount / item.get_expiry() for item in parse_many(limit))
-
-
-class Pacer:
-    """Keeps the game client within the default rate limits: before each action it waits
-    until the seat's token and the address are each below :data:`PACE_SHARE` of their
-    limits' sustained rate."""
-
-    def __init__(self) -> None:
-        self.token_gap = 1 / (PACE_SHARE * sustained_rate(DEFAULTS.rate_limit_token))
-        self.address_gap = 1 / (PACE_SHARE * sustained_rate(DEFAULTS.rate_limit_address))
-        self.last: dict[str, float] = {}
-        self.last_any = 0.0
-
-    def __call__(self, token: str) -> None:
-        due = max(self.last_any + self.address_gap, self.last.get(token, 0.0) + self.token_gap)
-        now = time.perf_counter()
-        if due > now:
-            time.sleep(due - now)
-            now = time.perf_counter()
-        self.last[token] = self.last_any = now
-
-
-def create_table(port: int, body: dict[str, Any], source: str) -> str:
-    """A new table, created from the loopback address ``source``: its id."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
-    try:
-        conn.request("POST", "/v1/games", json.dumps(body), {"Content-Type": "application/json"})
-        answer = conn.getresponse()
-        data = answer.read()
-        if answer.status != 201:
-            raise RuntimeError(f"creating an idle table: HTTP {answer.status} {data[:300]!r}")
-        return str(json.loads(data)["game_id"])
-    finally:
-        conn.close()
-
-
 class GamePlayer:
-    """One client thread playing games over HTTP, within the rate limits (:class:`Pacer`);
-    ``timed(n)`` returns the latencies of its next ``n`` actions."""
+    """One client thread playing games over HTTP; ``timed(n)`` returns the latencies of
+    its next ``n`` actions."""
 
     def __init__(self, url: str, seed: int) -> None:
         self.log = game_client.WorkerLog()
         self.stop = threading.Event()
         self.session = requests.Session()
-        work = game_client.play_games(url, seed, Pacer())
+        work = game_client.play_games(url, seed)
         self.error: BaseException | None = None
 
         def run() -> None:
@@ -390,16 +348,26 @@ def summary(latencies: list[float]) -> dict[str, float]:
     }
 
 
+def _create_from(port: int, address: str, body: dict[str, Any]) -> str:
+    """Create a table by ``POST /v1/games`` from the client address ``address``; its id."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+    try:
+        connection.request("POST", "/v1/games", json.dumps(body), {"Content-Type": "application/json"})
+        answer = connection.getresponse()
+        data = answer.read()
+        if answer.status != 201:
+            raise RuntimeError(f"POST /v1/games from {address}: HTTP {answer.status} {data[:300]!r}")
+        return str(json.loads(data)["game_id"])
+    finally:
+        connection.close()
+
+
 def one_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
-    with mayi_serve(args.streams, args.half_sent) as server:
-        idle_tables = [
-            create_table(
-                server.port,
-                game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i)),
-                loopback(CREATOR_BLOCK, i),
-            )
-            for i in range(IDLE_TABLES)
-        ]
+    with mayi_serve(args.streams, args.relaxed) as server:
+        idle_tables = []
+        for i in range(IDLE_TABLES):  # each by a client of its own (one address may create 10 a minute)
+            body = game_client.create_body(game_client.game_seed(args.seed, 1000 + run, i))
+            idle_tables.append(_create_from(server.port, loopback(i, block=2), body))
         player = GamePlayer(server.url, args.seed + run)
         connections = IdleConnections(server.port)
         try:
@@ -452,6 +420,7 @@ def print_report(result: dict[str, Any]) -> None:
         return f"{s['median'] / scale:,.{digits}f} ({s['min'] / scale:,.{digits}f}-{s['max'] / scale:,.{digits}f})"
 
     m = result["medians"]
+    print(f"settings: {result['settings']}")
     print(
         f"{result['streams']:,} idle event streams + {result['half_sent']} half-sent requests, "
         f"{result['actions']} timed actions per phase, {result['runs']} runs (median, min-max); "
@@ -466,11 +435,7 @@ def print_report(result: dict[str, Any]) -> None:
     print(f"  memory per half-sent request   {fmt(m['bytes_per_half_sent'], 1, 1024)} KB")
     print(f"  worker RSS under load          {fmt(m['worker_rss_mb'], 0)} MB")
     print(f"  {result['streams']:,} streams opened in     {fmt(m['streams_opened_in_s'], 1)} s")
-    addresses = -(-result["streams"] // STREAMS_PER_ADDRESS) + -(-result["half_sent"] // HALF_SENT_PER_ADDRESS)
-    print(
-        f"  default settings; idle connections from {addresses} loopback addresses, "
-        f"half-sent requests sent again after 408: {fmt(m['half_sent_resent'], 0)}"
-    )
+    print(f"  half-sent requests sent again  {fmt(m['half_sent_resent'], 0)} (after their 408, to hold as many)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -482,6 +447,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs; medians reported (default 3)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games' deals (default 1)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON only")
+    parser.add_argument(
+        "--relaxed",
+        action="store_true",
+        help="rate limits and clock jobs off: a labelled extra line beside the defaults' (not the headline)",
+    )
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, game_client._terminate)
     # The client holds streams + half-sent sockets at once.
@@ -504,6 +474,9 @@ def main(argv: list[str] | None = None) -> int:
         "half_sent_resent": ("half_sent_resent",),
     }
     result = {
+        "settings": "RELAXED: rate limits and clock jobs off (an extra line, not the defaults)"
+        if args.relaxed
+        else "the defaults (rate limits on, clock jobs on, the job worker)",
         "streams": args.streams,
         "half_sent": args.half_sent,
         "actions": args.actions,

@@ -135,4 +135,6 @@ def as_legal_move(answer: LegalMove | Mapping[str, Any] | Wait) -> LegalMove:
         return answer
     if isinstance(answer, Mapping) and isinstance(answer.get("type"), str):
         return LegalMove.from_json(dict(answer))
+    if is_wait(answer):
+        raise TypeError("WAIT is no move: check is_wait(answer) before as_legal_move(answer)")
     raise TypeError(f"decide must return a LegalMove, a move's JSON form with a 'type', or WAIT, not {answer!r}")

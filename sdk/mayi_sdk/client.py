@@ -8,7 +8,8 @@ are the tree of :mod:`mayi_sdk.errors`. Retries happen only where they are safe:
   an ``Idempotency-Key`` (a retry of an action that was applied gets the first
   answer again, and never plays twice);
 * 429 (rate limited) is retried after its ``Retry-After`` for every request: the
-  server did nothing with it;
+  server did nothing with it. Each wait is logged as a warning naming the limit and the
+  wait, and counted in :attr:`Client.rate_limited`;
 * 503 is retried after its ``Retry-After`` for reads and actions only: a 503 may
   come after the action was applied, and the Idempotency-Key makes that safe.
 
@@ -35,7 +36,9 @@ answer is a redirect.
 from __future__ import annotations
 
 import json as json_module
+import logging
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -74,6 +77,8 @@ from .models import (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger("mayi_sdk.client")
 
 DEFAULT_TIMEOUT = 10.0
 #: What the client sends as ``User-Agent`` (unless its session has one of its own).
@@ -143,6 +148,9 @@ class Client:
         self._urls: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
         #: Kept sockets for the plain path to a plain-HTTP server (see :mod:`mayi_sdk.direct`).
         self._direct = DirectHTTP(self.base_url) if usable(self.base_url) else None
+        #: 429 answers this client waited out (and then tried again), each logged as a warning.
+        self.rate_limited = 0
+        self._counting = threading.Lock()
 
     def __enter__(self) -> Client:
         return self
@@ -503,14 +511,29 @@ class Client:
             if response.status_code < 400:
                 return response
             error = errors.error_for(response.status_code, _problem(response))
-            retryable = isinstance(error, errors.RateLimited) or (retry_safe and isinstance(error, errors.Unavailable))
+            limited = isinstance(error, errors.RateLimited)
+            retryable = limited or (retry_safe and isinstance(error, errors.Unavailable))
             if retryable and attempt < self.max_retries:
                 attempt += 1
                 response.close()
-                time.sleep(_retry_after(response, self.backoff * 2 ** (attempt - 1)))
+                pause = _retry_after(response, self.backoff * 2 ** (attempt - 1))
+                if limited:
+                    self._count_rate_limited()
+                    log.warning(
+                        "%s %s: rate limited by the server's %s limit; waiting %.1f s (Retry-After), then again",
+                        method,
+                        path,
+                        _limit_name(response),
+                        pause,
+                    )
+                time.sleep(pause)
                 continue
             response.close()
             raise error
+
+    def _count_rate_limited(self) -> None:
+        with self._counting:
+            self.rate_limited += 1
 
     def _request(
         self,
@@ -619,6 +642,16 @@ def _problem(response: requests.Response) -> dict[str, Any]:
     if isinstance(data, dict):
         return data
     return {"detail": f"HTTP {response.status_code}: {response.text[:200]}".strip()}
+
+
+def _limit_name(response: requests.Response) -> str:
+    """The name of the limit a 429 names in its ``RateLimit`` header field (``"token";r=0;t=17``),
+    else its problem's detail."""
+    field = response.headers.get("RateLimit", "")
+    if field.startswith('"') and '"' in field[1:]:
+        return repr(field[1:].split('"', 1)[0])
+    detail = _problem(response).get("detail")
+    return f"({detail})" if detail else "(unnamed)"
 
 
 def _retry_after(response: requests.Response, default: float) -> float:

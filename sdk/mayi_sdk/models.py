@@ -211,6 +211,10 @@ class GameView:
     hand: list[str] = field(default_factory=list)
     held: str | None = None
     legal: list[LegalMove] = field(default_factory=list)
+    #: The key of the seat's decision (as :attr:`Decision.key`; empty: no legal move): a move
+    #: sent with it (``Client.play(..., if_key=view.key)``) is applied while the seat's
+    #: choices are these, whatever other seats answered to the upcard meanwhile.
+    key: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -244,6 +248,7 @@ class GameView:
             hand=_list(data, "hand"),
             held=data.get("held"),
             legal=[LegalMove.from_json(m) for m in _list(data, "legal")],
+            key=str(data.get("key") or ""),
             raw=data,
         )
 

@@ -5,7 +5,8 @@ request tells it every game and seat where it must act, with the seat's view and
 moves; it answers with the bot's move, sent with ``If-Match: key:<the decision's key>``
 (so that another seat's answer to the same upcard, which leaves the bot's choices as they
 were, does not refuse it) and an automatic Idempotency-Key. When the answer is a view where the same seat must act
-again (draw, then discard), it decides on it at once, without polling.
+again (draw, then discard; in Shanghai, a claim on its own discard), it decides on it at
+once, without polling, and sends that move under the key the answer carries (``GameView.key``).
 
 A bot that answers :data:`~mayi_sdk.bot.WAIT` makes no move: the runner gives the
 decision's ``key`` as ``skip`` to its next polls, so the server leaves that decision out
@@ -13,7 +14,7 @@ and the poll waits until the seat's legal moves change (a new key) or another de
 comes. The bot is not asked the same decision twice.
 
 It survives the bot and the server: a ``decide`` that raises, or answers a move the
-server refuses, is logged and that decision is left to the clock (it is skipped in the
+server refuses, is logged (and counted: :class:`RunStats`) and that decision is left to the clock (it is skipped in the
 same way, until it changes); a server that stops answering (a restart) is retried with
 a growing pause until it is back.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from . import errors
@@ -37,16 +39,40 @@ MAX_PAUSE = 5.0
 
 @dataclass
 class RunStats:
-    """What a run did: moves played, ``decide`` failures, moves the server refused, decisions
-    the bot waited on, requests sent (polls, and moves sent: played or not)."""
+    """What a run did. Each counter counts:
+
+    * ``moves``: moves the server accepted;
+    * ``sent``: moves sent (accepted, refused, or without an answer), not the polls;
+    * ``refused``: moves the server refused (any 4xx answer to a move: the rules forbid it
+      now (409), the seat's decision changed first (412), the move is malformed (422)...),
+      each logged as a warning; the decision is left to the next poll, or to the clock;
+    * ``too_late``: of the refused moves, the claims and passes refused with 412 because
+      the claim window they answered had closed when they arrived (the seat on turn took
+      the upcard or drew first, or the clock closed it). The rules make these: an answer
+      to the upcard can always lose that race to the seat on turn;
+    * ``version_conflicts``: the other moves refused with 412: the seat's choices had
+      changed since the decision the move answered;
+    * ``failures``: decisions where ``decide`` raised or answered something not a move (the
+      clock plays them);
+    * ``waits``: decisions the bot waited on (:data:`~mayi_sdk.bot.WAIT`);
+    * ``polls``: decisions polls sent (``GET /v1/bots/me/decisions``);
+    * ``outages``: polls the server did not answer (no answer, 503, 5xx, or still 429 after
+      the client's retries);
+    * ``rate_limited``: answers 429 the client waited out (``Retry-After``) and then sent
+      again, polls and moves alike, each logged as a warning naming the limit;
+    * ``games``: the games the bot was asked a decision in.
+    """
 
     moves: int = 0
     failures: int = 0
     refused: int = 0
+    too_late: int = 0
+    version_conflicts: int = 0
     polls: int = 0
     outages: int = 0
     waits: int = 0
     sent: int = 0
+    rate_limited: int = 0
     games: set[str] = field(default_factory=set)
 
 
@@ -62,6 +88,7 @@ def run_polling(
     ``until_idle``, until the bot sits in no game that has not ended)."""
     stop = stop or threading.Event()
     stats = RunStats()
+    limited = client.rate_limited  # the client's 429s waited out before this run
     skip: set[str] = set()  # keys of the decisions the bot waits on, or left to the clock
     passed: set[tuple[str, int, int]] = set()  # (game, seat, version) left so, seen without a key
     pause = 0.2
@@ -70,7 +97,8 @@ def run_polling(
             stats.polls += 1
             page = client.get_decisions(wait=wait, skip=skip)
             pause = 0.2
-        except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
+        except (errors.TransportError, errors.Unavailable, errors.ServerError, errors.RateLimited) as exc:
+            stats.rate_limited = client.rate_limited - limited
             stats.outages += 1
             log.warning("the server did not answer (%s); trying again in %.1f s", exc, pause)
             stop.wait(pause)
@@ -89,6 +117,7 @@ def run_polling(
         skip.intersection_update(page.skipped)  # the others changed or were played
         skip.update(ignored, left)
         passed.clear()
+        stats.rate_limited = client.rate_limited - limited
         if not fresh:
             if until_idle and page.games == 0:
                 return stats
@@ -102,16 +131,28 @@ def run_polling(
                 skip.add(decision.key)
             elif undecided is not None and undecided.seat is not None:
                 passed.add((decision.game_id, undecided.seat, undecided.version))
+        stats.rate_limited = client.rate_limited - limited
     return stats
 
 
 def _play_decision(
-    bot: Bot, client: Client, game_id: str, view: GameView, stats: RunStats, key: str | None = None
+    bot: Bot,
+    client: Client,
+    game_id: str,
+    view: GameView,
+    stats: RunStats,
+    key: str | None = None,
+    take: Callable[[str], bool] | None = None,
 ) -> GameView | None:
     """Decide and play; while the answer is a view where the seat must act again, go on.
-    The first move is sent with ``If-Match: key:<key>`` when the decision's ``key`` is
-    given (another seat's answer to the same upcard does not refuse it), with the
-    version it was decided on otherwise (and for the next moves of a turn).
+    Every move is sent with ``If-Match: key:<key>``, the key of the decision it answers
+    (``key``, else the view's own: a move's answer carries the seat's next decision's key),
+    so that another seat's answer to the same upcard does not refuse it; only a view without
+    a key (a server that sends none) is played on its version.
+
+    ``take(key)``, if given, is asked before the bot decides on a move's answer: whether
+    this runner is the one to answer the decision with that key (a webhook receiver, also
+    sent that decision by the service, plays it only once); ``False`` ends the turn here.
 
     Returns the view the bot waited on or left to the clock (its ``decide`` failed or the
     server refused its move), or ``None`` when nothing is left undecided (a move committed,
@@ -124,25 +165,38 @@ def _play_decision(
                 stats.waits += 1
                 return view
             move = as_legal_move(answer)
+            move.path  # noqa: B018  (a type that is no move's is the bot's bug too)
         except Exception as exc:  # a bot's bug must not stop the runner: the clock plays
             stats.failures += 1
             log.warning("game %s seat %d: decide failed, the clock plays: %s", game_id, seat, exc, exc_info=True)
             return view
+        decision = key or view.key or None
         try:
             stats.sent += 1
-            after = client.play(game_id, move, if_match=None if key else view.version, if_key=key or None)
-            key = None  # the next moves of the turn: on the version of the answer
-        except errors.VersionConflict:
-            return None  # the game moved on (another seat answered first): the next poll has the news
-        except (errors.Conflict, errors.Invalid) as exc:
+            after = client.play(game_id, move, if_match=None if decision else view.version, if_key=decision)
+        except errors.VersionConflict as exc:
+            stats.refused += 1
+            if decision and move.type == "claim":
+                # Under its key, a claim (or pass) is refused only once the claim window it
+                # answered has closed: the seat on turn took the upcard or drew, or the clock.
+                stats.too_late += 1
+                log.info("game %s seat %d: %r came too late (its claim window closed): %s", game_id, seat, move, exc)
+            else:
+                stats.version_conflicts += 1
+                log.warning("game %s seat %d: %r came too late (the game moved on): %s", game_id, seat, move, exc)
+            return None  # the next poll has the news
+        except (errors.Conflict, errors.Invalid, errors.Forbidden, errors.NotFound, errors.BadRequest) as exc:
             stats.refused += 1
             log.warning("game %s seat %d: the server refused %r: %s", game_id, seat, move, exc)
             return view
-        except (errors.TransportError, errors.Unavailable, errors.ServerError) as exc:
+        except (errors.TransportError, errors.Unavailable, errors.ServerError, errors.RateLimited) as exc:
             log.warning("game %s: no answer to the move (%s); the next poll shows where it stands", game_id, exc)
             return None
         stats.moves += 1
+        key = None  # the next moves of the turn: under the key the answer carries
         view = after
         if not view.legal or view.status != "playing":
             return None
+        if take is not None and view.key and not take(view.key):
+            return None  # another thread answers this decision (its delivery came)
     return view

@@ -15,7 +15,11 @@ decision through the API in the background; :func:`serve_webhooks` runs it with 
 A decision the bot waited on (:data:`~mayi_sdk.bot.WAIT`) or left to the clock is not
 asked again: another delivery with the same ``key`` (the service sends one a key, but a
 receiver may also see it through a retry) is let pass; a delivery under a new key (the
-seat's legal moves changed) is asked.
+seat's legal moves changed) is asked. Every move is sent under the key of the decision it
+answers (the delivery's, then the key each move's answer carries), as
+:func:`~mayi_sdk.run_polling` sends them, and each decision is answered once: the
+delivery of a decision that came in the answer to the seat's previous move (a discard
+after the draw), and which that thread answers already, is let pass.
 """
 
 from __future__ import annotations
@@ -117,10 +121,16 @@ class WebhookReceiver:
         self.remember = remember
         self.seen: OrderedDict[str, float] = OrderedDict()
         self.lock = threading.Lock()
+        #: What the receiver did (as :class:`~mayi_sdk.runners.RunStats` counts it; no polls).
         self.stats = RunStats()
+        self._limited = client.rate_limited  # the client's 429s waited out before the receiver
         #: Decisions let pass (waited on, or left to the clock): their keys, and the
         #: (game, seat, version) of a move's answer left so (it has no key).
         self._passed: OrderedDict[object, None] = OrderedDict()
+        #: Keys of the decisions a thread of this receiver has taken to answer: a delivery's,
+        #: or one that came in the answer to the seat's previous move (its own delivery,
+        #: which the service sends too, then finds it taken).
+        self._taken: OrderedDict[str, None] = OrderedDict()
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> list[bytes]:
         if environ.get("REQUEST_METHOD") != "POST":
@@ -154,18 +164,32 @@ class WebhookReceiver:
             while len(self.seen) > self.remember:
                 self.seen.popitem(last=False)
 
+    def _take(self, key: str) -> bool:
+        """Whether this thread is the first to take the decision with ``key`` (to answer it)."""
+        with self.lock:
+            if key in self._taken:
+                return False
+            self._taken[key] = None
+            while len(self._taken) > self.remember:
+                self._taken.popitem(last=False)
+            return True
+
     def _play(self, decision: Decision) -> None:
         point = (decision.game_id, decision.seat, decision.version)
         with self.lock:
             if (decision.key and decision.key in self._passed) or point in self._passed:
                 return  # asked already: the bot waits until its choices change
+        if decision.key and not self._take(decision.key):
+            return  # answered already, from the answer to the seat's previous move
         try:
             undecided = _play_decision(
-                self.bot, self.client, decision.game_id, decision.view, self.stats, decision.key or None
+                self.bot, self.client, decision.game_id, decision.view, self.stats, decision.key or None, self._take
             )
         except Exception:  # pragma: no cover - _play_decision handles the API's errors
             log.exception("game %s: playing the decision failed", decision.game_id)
             return
+        finally:
+            self.stats.rate_limited = self.client.rate_limited - self._limited
         if undecided is None:
             return
         with self.lock:

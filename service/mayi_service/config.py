@@ -48,15 +48,17 @@ class Settings:
     key_prefix: str = "mayi"
     #: Largest request body accepted, in bytes.
     max_body_bytes: int = 64 * 1024
-    #: Rate limits (flask-limiter syntax), per token and per client address.
-    rate_limit_token: str = "20 per second;600 per minute"
-    rate_limit_address: str = "50 per second;3000 per minute"
+    #: Rate limits (flask-limiter syntax), per token (anonymous: per address) and per client
+    #: address, over all API routes; neither counts a request that answers or brings the
+    #: caller's decision (a move the game accepts, a decisions poll that lists one, a seat's
+    #: view with legal moves): they count idle reads and polls, refused moves, the rest; the
+    #: reads of one game (its view, events, event stream) only per address.
+    rate_limit_token: str = "600 per minute"
+    rate_limit_address: str = "3000 per minute"
     rate_limits_enabled: bool = True
     #: flask-limiter strategy: "sliding-window-counter" (cheap, smooth), "moving-window"
     #: (exact, costlier) or "fixed-window".
     rate_limit_strategy: str = "sliding-window-counter"
-    #: Send X-RateLimit-* headers on every response (costs a Redis read per limit and request).
-    rate_limit_headers: bool = False
     #: Reverse proxies in front of the API whose X-Forwarded-For may be trusted (0: none).
     trusted_proxies: int = 0
     #: Origins allowed to call the API from a browser (CORS); "*" for any.

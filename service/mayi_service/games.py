@@ -404,8 +404,13 @@ class Games:
             return base
         if state is None:
             state = codec.load_state(record.state)
-        view = player_view(state, viewer.seat, self.clock() if now is None else now)
+        now = self.clock() if now is None else now
+        view = player_view(state, viewer.seat, now)
         view.update(base)
+        seat = viewer.seat
+        if seat is not None:  # the key of the seat's decision (its legal moves are computed once a state)
+            legal = engine.legal_moves(state, seat, now) if view.get("legal") else ()
+            view["key"] = decision_key(record.id, state, seat, legal) if legal else None
         return view
 
     # -- acting -------------------------------------------------------------
@@ -511,13 +516,16 @@ class Games:
         first += due
         if if_key is not None:
             legal = engine.legal_moves(state, seat, now)
-            if not legal or decision_key(record.id, state, seat, legal) != if_key:
+            current = decision_key(record.id, state, seat, legal) if legal else None
+            if current != if_key:
                 raise ServiceError(
                     412,
                     "version_conflict",
                     f"If-Match: seat {seat}'s decision has changed since key {if_key} "
-                    f"(the game is at version {record.version})",
+                    + ("(it has none now" if current is None else f"(its key is {current} now")
+                    + f"; the game is at version {record.version})",
                     current_version=record.version,
+                    current_key=current,
                 )
         try:
             new_state, more = engine.play(state, seat, move, now)

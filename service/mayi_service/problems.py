@@ -131,13 +131,25 @@ def _validation_detail(messages: Any, path: str = "") -> list[str]:
     return out
 
 
+def reset_seconds(limit: Any) -> int:
+    """Seconds until the window of ``limit`` (flask-limiter's ``RequestLimit`` of this request)
+    lets one more request in, whole seconds rounded up: its counter's ``reset`` time (limits'
+    window statistics). A reset that falls on now with requests counted is a window that
+    has just begun: its whole length."""
+    reset, remaining = limit.window
+    seconds = math.ceil(reset - time.time())
+    if seconds <= 0 and remaining < limit.limit.amount:
+        return int(limit.limit.get_expiry())
+    return max(0, seconds)
+
+
 def _retry_after() -> int:
     """Seconds until the rate limit that was hit lets requests through again."""
     limiter = current_app.extensions.get("mayi_limiter")
     current = limiter.current_limit if limiter is not None else None
     if current is None:
         return 1
-    return max(1, math.ceil(current.reset_at - time.time()))
+    return max(1, reset_seconds(current))
 
 
 def register(app: Flask) -> None:

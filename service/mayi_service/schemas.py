@@ -510,6 +510,13 @@ class ProblemSchema(Schema):
         metadata={"description": "claims_open, claim_not_allowed: when the claim window closes(d), Unix seconds"}
     )
     current_version = fields.Integer(metadata={"description": "version_conflict: the game's version now"})
+    current_key = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "version_conflict under `If-Match: key:<key>`: the key of the seat's decision now "
+            "(null: the seat has no decision now, say the upcard it answered was taken first)"
+        },
+    )
     cards = fields.List(fields.String(), metadata={"description": "card_not_in_hand: the cards you do not hold"})
     limit = fields.Integer(metadata={"description": "too_many_open_tables: open tables one address may have"})
 
@@ -634,7 +641,7 @@ class WaitingViewSchema(_ViewBase):
 
 
 class _PlayedViewSchema(_ViewBase):
-    """A game under way or over. ``seat``, ``hand``, ``held`` and ``legal`` are sent to a seat only."""
+    """A game under way or over. ``seat``, ``hand``, ``held``, ``legal`` and ``key`` are sent to a seat only."""
 
     round = _req(fields.Nested, RoundSchema, metadata={"description": "The round being played (the last, when over)"})
     turn = _req(fields.Integer, metadata={"description": "The seat whose turn it is"})
@@ -669,6 +676,14 @@ class _PlayedViewSchema(_ViewBase):
     legal = fields.List(
         Union("LegalMove"),
         metadata={"description": "Seat views only: every move the seat may make now; each is the body to send"},
+    )
+    key = fields.String(
+        allow_none=True,
+        metadata={
+            "description": "Seat views only: the key of the seat's decision (as `GET /v1/bots/me/decisions` "
+            "lists it; null: no legal move). Send a move with `If-Match: key:<key>`: it is applied while the "
+            "seat's choices are these, whatever other seats answered to the upcard meanwhile"
+        },
     )
 
 

@@ -117,7 +117,10 @@ def test_webhook_bots_finish_a_whole_game_of_each_variant_with_a_house_bot(
     while page := clients[0].get_events(game_id, after=events[-1].seq if events else 0).events:
         events += page
     assert events[-1].type == "game_ended" and not [e for e in events if e.timeout]
-    assert all(a.stats.failures == 0 and a.stats.refused == 0 for a in apps)
+    # No move refused but by the game's own races (412: RunStats.too_late, .version_conflicts).
+    assert all(
+        a.stats.failures == 0 and a.stats.refused == a.stats.too_late + a.stats.version_conflicts for a in apps
+    ), [a.stats for a in apps]
     log = clients[0].get_deliveries()
     assert log and all(d.delivered and d.status == 204 for d in log)
     assert len({d.webhook_id for d in log}) == len(log)  # one delivery per decision point

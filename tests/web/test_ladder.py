@@ -4,6 +4,7 @@ long-polling its decisions, against the house bots the matchmaking enters)."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -35,9 +36,9 @@ def ladder_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield server
 
 
-def play_one_match(url: str) -> tuple[str, str]:
+def play_one_match(url: str) -> tuple[str, str, str]:
     """Register Polly, enter her, and play until one of her matches is finished (she stays
-    entered: the leaderboard lists entrants). Her id and the match's game id."""
+    entered: the leaderboard lists entrants). Her id, her token and the match's game id."""
     with Client(url) as anon:
         account = anon.register_bot("Polly <3")
         bot = anon.with_token(account.token)
@@ -53,7 +54,7 @@ def play_one_match(url: str) -> tuple[str, str]:
                 finished = anon.list_ladder_matches("may_i")
                 if finished:
                     print(f"the ladder match took {MATCH_SECONDS - (end - time.monotonic()):.1f} s")
-                    return account.bot_id, finished[0].game_id
+                    return account.bot_id, account.token, finished[0].game_id
                 time.sleep(0.5)
             raise AssertionError(f"no ladder match finished within {MATCH_SECONDS} s")
         finally:
@@ -63,7 +64,7 @@ def play_one_match(url: str) -> tuple[str, str]:
 
 def test_the_ladder_pages(ladder_served: Any, new_page: Any, shots: Any) -> None:
     url = ladder_served.url
-    bot_id, game_id = play_one_match(url)
+    bot_id, token, game_id = play_one_match(url)
     page = new_page()
     page.goto(url + "/")
     page.get_by_role("link", name="Ladder").click()
@@ -78,6 +79,16 @@ def test_the_ladder_pages(ladder_served: Any, new_page: Any, shots: Any) -> None
     replay = page.locator(f".history tbody tr a[href='#/replay/{game_id}']")  # more may have finished since
     expect(replay).to_have_count(1)
     expect(page.locator("svg.sparkline")).to_be_visible()
+    expect(page.locator("p.meta")).to_contain_text("Rank ")
+
+    # Once she has left, her page still shows her rating and history (the board no longer lists her).
+    with Client(url, token) as polly:
+        polly.leave_ladder("may_i")
+    page.reload()
+    expect(page.locator("p.meta")).to_contain_text("Left this ladder")
+    expect(page.locator("p.meta")).to_contain_text(re.compile(r"\d+ games?, \d+ wins?"))
+    expect(replay).to_have_count(1)
+    shots(page, "bot-after-leaving")
     replay.click()
     expect(page.locator("#step")).to_contain_text("Step 0 of")
     expect(page.locator("h1")).to_contain_text(game_id)

@@ -14,7 +14,7 @@ from .. import codec, webhooks
 from .. import schemas as s
 from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
 from ..problems import ServiceError
-from .common import StrictBlueprint, bearer_token, document_errors, services
+from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
 from .games import WAITS, _client_key, _slot, _slot_errors
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
@@ -334,6 +334,8 @@ class Decisions(MethodView):
         slot = _slot(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
         with _slot_errors(WAITS, settings.max_waits_per_client):
             page = bots().poll(token, wait, frozenset(skip), slot)
+        if page.decisions:
+            answers_decision()  # it brings decisions: not counted by the rate limits
         if not slot.held:
             return _decisions_response(page)
         # A poll that answers at once may still hold the slot its first read took (see

@@ -39,6 +39,18 @@ _ERROR_TEXT = {
 #: Statuses whose problems carry a ``Retry-After`` header (409: only ``claims_open``).
 _RETRY_AFTER = (409, 429, 503)
 
+#: Where a view notes, in the request's WSGI environ, that the request answers or brings
+#: the caller's decision (:func:`answers_decision`).
+DECISION = "mayi.decision"
+
+
+def answers_decision() -> None:
+    """Note that this request answers or brings the caller's decision: a move the game
+    accepted, a decisions poll that lists one, a seat's view with legal moves. Such a
+    request is not counted against the rate limits per token and per address (the game
+    allows one decision of a seat at a time): they count what play does not need."""
+    request.environ[DECISION] = True
+
 
 @dataclass
 class Services:
@@ -69,6 +81,14 @@ def bearer_token() -> str | None:
     return token.strip()
 
 
+#: The rate limits' header fields (draft-ietf-httpapi-ratelimit-headers-10), as the
+#: operations refer to them; every response to a rate-limited request carries them.
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": {"$ref": "#/components/headers/RateLimitPolicy"},
+    "RateLimit": {"$ref": "#/components/headers/RateLimit"},
+}
+
+
 def document_errors(*statuses: int) -> Callable[[F], F]:
     """Document problem+json responses for ``statuses`` on an operation."""
 
@@ -92,7 +112,11 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
                     503: "busy",
                 }[status],
             }
-            headers = {"Retry-After": {"$ref": "#/components/headers/RetryAfter"}} if status in _RETRY_AFTER else None
+            headers: dict[str, Any] | None = None
+            if status in _RETRY_AFTER:
+                headers = {"Retry-After": {"$ref": "#/components/headers/RetryAfter"}}
+            if status == 429:
+                headers = {**(headers or {}), **RATE_LIMIT_HEADERS}
             func = _DOC.alt_response(
                 status,
                 schema=ProblemSchema,

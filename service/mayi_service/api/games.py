@@ -23,7 +23,7 @@ from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
-from .common import StrictBlueprint, bearer_token, document_errors, read_arguments, services
+from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
@@ -135,6 +135,7 @@ def _act(game_id: str, move_type: str, schema: type) -> Response:
         idempotency_key=key,
         body_digest=f"{request.path}\x00{digest}" if key else "",
     )
+    answers_decision()  # a move the game took: not counted by the rate limits
     return _with_etag(view)
 
 
@@ -208,6 +209,8 @@ class Game(MethodView):
         games = _games()
         record, viewer = games.load_as(game_id, bearer_token())
         view = games.view(record, viewer)
+        if view.get("legal"):
+            answers_decision()  # the seat's decision: not counted by the rate limits
         etag = _etag(view)
         if request.headers.get("If-None-Match") == etag:
             response = current_app.response_class(status=304)

@@ -8,6 +8,7 @@ const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
 const ladder = {
   board: (variant) => api("GET", `/v1/ladder?variant=${variant}`),
   matches: (variant, status) => api("GET", `/v1/ladder/matches?variant=${variant}&status=${status}&limit=20`),
+  bot: (variant, botId) => api("GET", `/v1/ladder/bots/${encodeURIComponent(botId)}?variant=${variant}`),
   history: (variant, botId) => api("GET", `/v1/ladder/bots/${encodeURIComponent(botId)}/history?variant=${variant}&limit=100`),
 };
 
@@ -146,28 +147,34 @@ function ordinal(n) {
   return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th");
 }
 
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function signed(x) {
   return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
 }
 
 async function showBot(root, st, variant, botId) {
   let history;
-  let board;
+  let bot;
   try {
-    [history, board] = await Promise.all([ladder.history(variant, botId), ladder.board(variant)]);
+    [history, bot] = await Promise.all([ladder.history(variant, botId), ladder.bot(variant, botId)]);
   } catch (error) {
     return problem(root, "Ladder", error);
   }
   if (st.closed) return;
-  const standing = board.standings.find((s) => s.bot_id === botId);
-  const name = standing ? standing.name : botId;
+  const name = bot.name || botId;
+  const record = `rating ${fixed(bot.rating, 2)} · ${plural(bot.games, "game")}, ${plural(bot.wins, "win")}`;
   const points = history.history;
   replace(
     root,
     h("h1", {}, `${name} · ${VARIANTS[variant]} ladder`),
     tabs(variant, botId),
     h("p", {}, h("a", { href: `#/ladder/${variant}` }, "The leaderboard")),
-    standing ? h("p", { class: "meta" }, `Rank ${standing.rank} · rating ${fixed(standing.rating, 2)} · ${standing.games} games, ${standing.wins} wins`) : h("p", { class: "muted" }, "Not on this ladder now."),
+    bot.entered
+      ? h("p", { class: "meta" }, `Rank ${bot.rank} · ${record}`)
+      : h("p", { class: "meta" }, `Left this ladder · ${record} (kept: entering again resumes them)`),
     points.length ? sparkline(points.map((p) => p.rating)) : null,
     h(
       "section",
