@@ -745,6 +745,20 @@ class WaitSlot:
     script did with :meth:`counted` and :meth:`counted_down`.
     """
 
+    __slots__ = (
+        "address",
+        "address_limit",
+        "client",
+        "full",
+        "games",
+        "held",
+        "key",
+        "lease",
+        "lease_ms",
+        "limit",
+        "process_limit",
+    )
+
     def __init__(
         self,
         games: Games,

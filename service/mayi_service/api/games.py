@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
@@ -24,6 +26,8 @@ from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
+
+log = logging.getLogger(__name__)
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
@@ -407,7 +411,7 @@ class EventStream(MethodView):
         held = ExitStack()
         with _slot_errors(STREAMS, settings.max_streams_per_client):
             slot.take()
-        held.callback(slot.give)
+        held.callback(_give, slot)
         try:
             hangup = HangUp(request.environ, lambda: games.repo.hub.interrupt(games.repo.events_key(game_id)))
             held.callback(hangup.close)
@@ -453,6 +457,14 @@ def _slot(client: str, per_client: int, seconds: float) -> model.WaitSlot:
         address_key((request.remote_addr or "?",)),
         settings.max_waiting_per_address,
     )
+
+
+def _give(slot: model.WaitSlot) -> None:
+    """Give ``slot`` back as a stream ends; with the game store down, its lease is left to expire."""
+    try:
+        slot.give()
+    except redis.RedisError as exc:
+        log.warning("a stream's waiting slot is left to expire (%s): %s", slot.key, exc)
 
 
 @contextmanager
