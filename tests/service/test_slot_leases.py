@@ -278,3 +278,45 @@ def test_one_address_takes_at_most_its_share_of_a_process_slots(tmp_path: Path, 
             status, sock = stream(server.port, game_ids[k], token, source="127.0.0.2")
             assert status == 200, sock
             sockets.enter_context(closing(sock))  # type: ignore[arg-type]
+
+
+def _lease_rules(repo: Any) -> None:
+    """A client's leases, straight through the repository: the limit holds, a refusal
+    changes nothing, a dropped lease frees its place at once, an unrenewed one expires,
+    a renewed one lasts."""
+    key = repo.lookup_key("leases", f"t:{uuid.uuid4().hex}")
+    ms = 1500
+    assert all(repo.take_lease(key, f"l{i}", 2, ms) for i in range(2))
+    before = dict(repo.r.zrange(key, 0, -1, withscores=True))
+    assert not any(repo.take_lease(key, "x", 2, 60_000) for _ in range(5))
+    assert dict(repo.r.zrange(key, 0, -1, withscores=True)) == before, "a refusal changed the leases"
+    repo.drop_lease(key, "l0")
+    assert repo.take_lease(key, "l2", 2, 60_000)
+    assert not repo.take_lease(key, "l3", 2, ms)
+    # l1 is never renewed: it expires, and its place is free again; l2 is renewed and stays.
+    assert wait_until(lambda: repo.take_lease(key, "l3", 2, ms), 30)
+    assert repo.renew_lease(key, "l2", 60_000)
+    assert not repo.renew_lease(key, "l1", ms), "an expired lease came back"
+    assert repo.r.pttl(key) > 30_000  # the key lasts as long as its last lease
+
+
+def test_lease_rules_on_a_single_redis(settings: Settings) -> None:
+    from mayi_service.app import create_app
+
+    _lease_rules(create_app(settings).extensions["mayi"].games.repo)
+
+
+def test_lease_rules_on_a_cluster(tmp_path: Path) -> None:
+    from clusters import redis_cluster
+
+    from mayi_service.app import create_app
+
+    with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
+        settings = Settings(
+            redis_url=cluster.url,
+            jobs_redis_url=jobs.url,
+            key_prefix=f"c{uuid.uuid4().hex[:8]}",
+            queue_name=f"q{uuid.uuid4().hex[:8]}",
+            schedule_clock_jobs=False,
+        )
+        _lease_rules(create_app(settings).extensions["mayi"].games.repo)
