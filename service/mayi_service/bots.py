@@ -36,7 +36,8 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import redis
 
@@ -48,6 +49,9 @@ from .decisions import decision_entry, decision_key
 from .games import AddressSlotsFull, Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
 from .repository import LEASE_LUA, GameRecord, GameRepository, Wake
+
+if TYPE_CHECKING:
+    from .deadlines import HangUp
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -501,7 +505,12 @@ class Bots:
         return bot_id, int(seq or 0), {k.decode(): json.loads(v) for k, v in raw.items()}, {}, False
 
     def poll(
-        self, token: str | None, wait: float, skip: frozenset[str] = frozenset(), slot: WaitSlot | None = None
+        self,
+        token: str | None,
+        wait: float,
+        skip: frozenset[str] = frozenset(),
+        slot: WaitSlot | None = None,
+        hangup: HangUp | None = None,
     ) -> DecisionPage:
         """The decisions poll of the bot whose token is ``token`` (401 if it is none): the
         decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
@@ -525,7 +534,9 @@ class Bots:
         there at once rather than in a round trip of its own once the poll knows it must
         wait), and one after a wake (the same read, which also gives the slot back). A
         client that hangs up mid-wait holds its slot until the wait ends (a wake, or
-        ``wait``). On a cluster, separate calls (see :meth:`_poll_read`)."""
+        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.deadlines.HangUp`), at
+        once, and the poll answers nothing (nobody reads it). On a cluster, separate calls
+        (see :meth:`_poll_read`)."""
         if not is_bot_token(token):
             self.require(token)  # raises: no token, or not a bot token
         take = slot is not None and wait > 0 and slot.take_process()
@@ -554,11 +565,15 @@ class Bots:
                         with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull, AddressSlotsFull):
                             slot.take()
                 waited = True
-                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
+                if hangup is not None:
+                    hangup.on_gone = partial(self.repo.hub.interrupt, self.wake_key(bot_id))
+                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left, hangup)
                 given = slot is not None and slot.held
                 _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
                 if given:
                     slot.counted_down()
+                if hangup is not None and hangup.gone:
+                    return DecisionPage([], 0)  # the client hung up: nobody reads this answer
         except BaseException:
             if slot is not None:
                 with contextlib.suppress(redis.RedisError):

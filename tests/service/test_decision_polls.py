@@ -108,7 +108,8 @@ def _exercise(url: str, count: Callable[[], int]) -> None:
     again = _poll(url, token, 0.5, skip)
     assert again.status_code == 200 and again.json()["decisions"] == [], again.text
 
-    # A client that hangs up mid-wait holds its slot only until the poll's wait ends.
+    # A client that hangs up mid-wait holds its slot at most until the poll's wait ends
+    # (under gunicorn not even that: test_slot_leases.py).
     host, port = url.removeprefix("http://").split(":")
     query = f"wait=3&skip={skip[0]}&skip={skip[1]}"
     request = (

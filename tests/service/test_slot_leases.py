@@ -320,3 +320,35 @@ def test_lease_rules_on_a_cluster(tmp_path: Path) -> None:
             schedule_clock_jobs=False,
         )
         _lease_rules(create_app(settings).extensions["mayi"].games.repo)
+
+
+def test_a_decisions_poll_whose_client_hangs_up_gives_its_slot_back_at_once(tmp_path: Path, redis_url: str) -> None:
+    """A bot's poll waiting 60 s whose client hangs up gives its slot back within a few
+    seconds (before, it held it until the wait ended: 60 s)."""
+    from test_decision_polls import _poll, _table
+
+    prefix = f"d{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(redis_url)
+    waiting = lambda: sum(  # noqa: E731
+        int(client.zcard(k)) for k in client.scan_iter(match=f"{prefix}:*leases:wait:*", count=1000)
+    )
+    try:
+        with mayi_serve(tmp_path, {"REDIS_URL": redis_url, "MAYI_KEY_PREFIX": prefix}) as served:
+            served.wait_ready()
+            token = requests.post(f"{served.url}/v1/bots", json={"name": "hanger"}, timeout=60).json()["token"]
+            _table(served.url, token, "05" * 16)
+            key = _poll(served.url, token, wait=0).json()["decisions"][0]["key"]
+            request = (
+                f"GET /v1/bots/me/decisions?wait=60&skip={key} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                f"Authorization: Bearer {token}\r\n\r\n"
+            ).encode()
+            sock = socket.create_connection(("127.0.0.1", served.port), timeout=60)
+            sock.sendall(request)
+            assert wait_until(lambda: waiting() == 1, 30), "the poll did not wait"
+            hung_up = time.monotonic()
+            hang_up(sock)
+            assert wait_until(lambda: waiting() == 0, 60)
+            assert time.monotonic() - hung_up < 30, "the slot was held until the wait ended"
+            assert "Traceback" not in served.stderr(), served.stderr()
+    finally:
+        client.close()

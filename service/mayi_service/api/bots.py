@@ -13,6 +13,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from .. import codec, webhooks
 from .. import schemas as s
 from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
+from ..deadlines import HangUp
 from ..problems import ServiceError
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
 from .games import WAITS, _client_key, _slot, _slot_errors
@@ -332,8 +333,12 @@ class Decisions(MethodView):
         settings = services().settings
         wait = min(wait, settings.max_wait_seconds)
         slot = _slot(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
-        with _slot_errors(WAITS, settings.max_waits_per_client):
-            page = bots().poll(token, wait, frozenset(skip), slot)
+        hangup = HangUp(request.environ)
+        try:
+            with _slot_errors(WAITS, settings.max_waits_per_client):
+                page = bots().poll(token, wait, frozenset(skip), slot, hangup)
+        finally:
+            hangup.close()
         if page.decisions:
             answers_decision()  # it brings decisions: not counted by the rate limits
         if not slot.held:
