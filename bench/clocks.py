@@ -1,35 +1,48 @@
-"""Clock benchmark: how late the service plays a decision whose deadline has passed.
+"""Clock benchmark: how late the service plays a decision whose deadline has passed, and how
+soon it plays a house bot's decision, with and without ladder matches in progress.
 
 Run from the repository root with the project's virtual environment::
 
-    python bench/clocks.py                 # 3 runs of 30 s, 8 idle tables each (about 2 minutes)
-    python bench/clocks.py --runs 5 --seconds 60 --games 16 --json
+    python bench/clocks.py                 # 3 runs of each set-up, 30 s each (about 6 minutes)
+    python bench/clocks.py --runs 5 --seconds 60 --games 16 --matches 2 --json
 
-What it does, for each run:
+Each run starts a fresh ``mayi serve`` with the default settings (rate limits on, clocks
+on, its default job workers; the API, its embedded Redis in a temporary folder and its
+workers) on a free loopback port, and then at once:
 
-* starts a fresh ``mayi serve`` (the API, its embedded Redis in a temporary
-  folder, and its job worker) on a free loopback port, rate limits off;
-* at once creates ``--games`` 4-player May I tables with every seat taken,
-  ``claim_seconds`` and ``turn_seconds`` of 1 (the shortest allowed), and then
-  never plays a move: every decision is left to the clocks;
-* follows each table by long-polling its events (as a spectator). Before each
-  wait it reads the table's ``deadline`` from the public view; the first event
-  batch marked ``timeout`` that arrives is a clock action, and its lateness is
-  the event's ``time`` minus that deadline;
-* reports the lateness p50, p99 and worst of every clock action of the run, and
-  the worst of the first action of each table (the clock actions right after the
-  server started, before its worker's scheduler has settled).
+* creates ``--games`` 4-player May I tables with every seat taken, ``claim_seconds`` and
+  ``turn_seconds`` of 1 (the shortest allowed), and never plays a move: every decision
+  is left to the clocks. Each table is followed by long-polling its events (as a
+  spectator): before each wait it reads the table's ``deadline``; the first event batch
+  marked ``timeout`` that arrives is a clock action, its lateness the event's ``time``
+  minus that deadline. Once every seat of a table is absent (three timeouts in a row
+  each), the clock plays the rest of its game in one commit, a *play-out* of hundreds
+  of moves (a batch of more than ``PLAY_OUT_EVENTS`` events): its CPU delays the clocks
+  of the other tables, and a line shows the p99 without the play-outs themselves;
+* creates one table of three house bots (ten-minute clocks: only the bots move it); a
+  house-bot decision's latency is the time between an event and the house bot's move
+  that answers it (the events' ``time``), its thinking included.
 
-Every figure is a median over the runs, with min-max beside it. The ratio is to
-the design's one second: RQ schedules in whole seconds (a job is due at the
-deadline rounded up), and its scheduler looks for due jobs every second. Nothing
-here asserts a timing; the server is stopped at the end, also on errors.
+The set-ups, each run in turn:
+
+* ``idle``: nothing else (the baseline, measured in the same invocation);
+* ``ladder``: ladder matches in progress, formed by the matchmaking from the house
+  entrants (``MAYI_LADDER_HOUSE_MATCHES=true``: house bots only, so a match plays as
+  fast as the CPU allows, the heaviest load a match can be), played by the default
+  single ladder worker, one at a time;
+* ``ladder xN`` (an extra line): the same with ``MAYI_LADDER_WORKERS=N``, N matches
+  played at once.
+
+Every figure is a median over the runs, with min-max and the ratio to the idle median
+beside it. Nothing here asserts a timing; each server is stopped at the end, also on
+errors.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import platform
@@ -46,7 +59,9 @@ from typing import Any
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
-DESIGN_SECONDS = 1.0
+#: A clock commit with more events than this is a play-out: every seat of the table is absent,
+#: and the clock plays the rest of the game in one commit (hundreds of moves of CPU).
+PLAY_OUT_EVENTS = 20
 
 
 def _free_port() -> int:
@@ -55,10 +70,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _start_server(folder: str) -> tuple[subprocess.Popen[bytes], str, Any]:
+def _start_server(folder: str, settings: dict[str, str]) -> tuple[subprocess.Popen[bytes], str, Any]:
     port = _free_port()
-    env = dict(os.environ, MAYI_DATA_DIR=os.path.join(folder, "var"), MAYI_RATE_LIMITS_ENABLED="false")
-    env.pop("REDIS_URL", None)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAYI_") and k != "REDIS_URL"}
+    env.update(MAYI_DATA_DIR=os.path.join(folder, "var"), **settings)
     log = open(os.path.join(folder, "serve.log"), "wb")  # noqa: SIM115 - closed by _stop_server
     command = [sys.executable, "-m", "mayi_service.cli", "serve", "--port", str(port)]
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
@@ -85,7 +100,9 @@ def _stop_server(process: subprocess.Popen[bytes], log: Any) -> None:
     log.close()
 
 
-def _create(base: str) -> str:
+def _create(base: str) -> tuple[str, str]:
+    """A full table left to its clocks: its id and the token of its first seat (a player
+    following their own table; the limits on waiting long-polls are per token)."""
     body = {
         "variant": "may_i",
         "seats": 4,
@@ -94,28 +111,83 @@ def _create(base: str) -> str:
     }
     r = requests.post(f"{base}/v1/games", json=body, timeout=30)
     r.raise_for_status()
-    game_id: str = r.json()["game_id"]
-    return game_id
+    return r.json()["game_id"], r.json()["seats"][0]["token"]
 
 
-def _follow(base: str, game_id: str, until: float, out: list[float], first: list[float]) -> None:
+def _get(session: requests.Session, url: str, limited: list[int], **options: Any) -> Any:
+    """GET, waiting out a 429 as its Retry-After says (counted in ``limited``)."""
+    while True:
+        r = session.get(url, timeout=60, **options)
+        if r.status_code != 429:
+            r.raise_for_status()
+            return r.json()
+        limited.append(1)
+        time.sleep(float(r.headers.get("Retry-After", "1")))
+
+
+def _follow(
+    base: str,
+    table: tuple[str, str],
+    until: float,
+    out: list[float],
+    single: list[float],
+    first: list[float],
+    limited: list[int],
+) -> None:
     """Measure the lateness of every clock action of one table until ``until``."""
+    game_id, token = table
     session = requests.Session()
-    after = 0
+    session.headers["Authorization"] = f"Bearer {token}"
     while time.monotonic() < until:
-        view = session.get(f"{base}/v1/games/{game_id}", timeout=30).json()
+        view = _get(session, f"{base}/v1/games/{game_id}", limited)
         if view["status"] != "playing" or view.get("deadline") is None:
             return
         deadline, after = float(view["deadline"]), int(view["last_event"])
         wait = max(1, min(20, int(until - time.monotonic())))
-        page = session.get(f"{base}/v1/games/{game_id}/events", params={"after": after, "wait": wait}, timeout=60)
-        page.raise_for_status()
-        timed = [e for e in page.json()["events"] if e.get("timeout")]
+        page = _get(session, f"{base}/v1/games/{game_id}/events", limited, params={"after": after, "wait": wait})
+        timed = [e for e in page["events"] if e.get("timeout")]
         if timed:
             lateness = float(timed[0]["time"]) - deadline
             out.append(lateness)
+            if len(page["events"]) <= PLAY_OUT_EVENTS:
+                single.append(lateness)
             if not first:
                 first.append(lateness)
+
+
+def _house_table(base: str) -> str:
+    body = {"variant": "may_i", "seats": 3, "options": {"claim_seconds": 600, "turn_seconds": 600}}
+    r = requests.post(f"{base}/v1/games", json=body, timeout=30)
+    r.raise_for_status()
+    game_id: str = r.json()["game_id"]
+    for _ in range(3):
+        requests.post(f"{base}/v1/games/{game_id}/seats", json={"house_bot": "random"}, timeout=30).raise_for_status()
+    return game_id
+
+
+def _house_latency(base: str, game_id: str) -> list[float]:
+    """The seconds between each event and the house bot's move that followed it."""
+    events: list[dict[str, Any]] = []
+    session = requests.Session()
+    while True:
+        page = _get(session, f"{base}/v1/games/{game_id}/events", [], params={"after": len(events)})
+        if not page["events"]:
+            break
+        events += page["events"]
+    moves = ("drew", "discarded", "claimed", "passed", "went_down", "laid_off")
+    return [
+        float(e["time"]) - float(before["time"])
+        for before, e in itertools.pairwise(events)
+        if e["type"] in moves and not e.get("timeout") and e["time"] != before["time"]
+    ]
+
+
+def _matches_playing(base: str) -> int:
+    with contextlib.suppress(requests.RequestException, ValueError):
+        params = {"variant": "may_i", "status": "playing"}
+        r = requests.get(f"{base}/v1/ladder/matches", params=params, timeout=30)
+        return len(r.json()["matches"]) if r.status_code == 200 else 0
+    return 0
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -123,22 +195,31 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def run_once(games: int, seconds: float) -> dict[str, float]:
+def run_once(games: int, seconds: float, settings: dict[str, str]) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="mayi-bench-clocks-") as folder:
-        process, base, log = _start_server(folder)
+        process, base, log = _start_server(folder, settings)
         try:
+            if settings:  # matches in progress before the measurement starts
+                give_up = time.monotonic() + 60
+                while _matches_playing(base) == 0 and time.monotonic() < give_up:
+                    time.sleep(0.5)
             ids = [_create(base) for _ in range(games)]
+            house = _house_table(base)
             until = time.monotonic() + seconds
             lateness: list[float] = []
+            single: list[float] = []
+            limited: list[int] = []
             firsts: list[list[float]] = [[] for _ in ids]
             threads = [
-                threading.Thread(target=_follow, args=(base, game_id, until, lateness, first))
-                for game_id, first in zip(ids, firsts, strict=True)
+                threading.Thread(target=_follow, args=(base, table, until, lateness, single, first, limited))
+                for table, first in zip(ids, firsts, strict=True)
             ]
             for t in threads:
                 t.start()
             for t in threads:
                 t.join(seconds + 90)
+            matches = _matches_playing(base)
+            latency = _house_latency(base, house)
         finally:
             _stop_server(process, log)
     if not lateness:
@@ -150,45 +231,75 @@ def run_once(games: int, seconds: float) -> dict[str, float]:
         "p99": _percentile(lateness, 0.99),
         "worst": max(lateness),
         "worst_first": max(first) if first else float("nan"),
+        "single_p99": _percentile(single, 0.99) if single else float("nan"),
+        "house_decisions": len(latency),
+        "house_p50": statistics.median(latency) if latency else float("nan"),
+        "house_p99": _percentile(latency, 0.99) if latency else float("nan"),
+        "matches_playing_at_end": matches,
+        "answers_429": len(limited),
     }
+
+
+KEYS = (
+    ("p50", "clock lateness p50 (s)"),
+    ("p99", "clock lateness p99 (s)"),
+    ("worst", "clock lateness worst (s)"),
+    ("worst_first", "first clock action, worst (s)"),
+    ("single_p99", "p99 without the play-outs (s)"),
+    ("house_p50", "house-bot decision p50 (s)"),
+    ("house_p99", "house-bot decision p99 (s)"),
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=3, help="fresh servers, one run each (default 3)")
+    parser.add_argument("--runs", type=int, default=3, help="fresh servers per set-up (default 3)")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long each run follows its tables")
     parser.add_argument("--games", type=int, default=8, help="idle tables a run")
+    parser.add_argument("--matches", type=int, default=2, help="ladder workers (matches at once) of the extra line")
     parser.add_argument("--json", action="store_true", help="print the results as JSON too")
     args = parser.parse_args()
-    if args.runs < 1 or args.games < 1 or args.seconds < 5:
-        parser.error("--runs and --games must be at least 1, --seconds at least 5")
+    if args.runs < 1 or args.games < 1 or args.seconds < 5 or args.matches < 1:
+        parser.error("--runs, --games and --matches must be at least 1, --seconds at least 5")
 
-    runs = []
+    setups = {
+        "idle": {},
+        "ladder": {"MAYI_LADDER_HOUSE_MATCHES": "true"},
+        f"ladder x{args.matches} (extra)": {
+            "MAYI_LADDER_HOUSE_MATCHES": "true",
+            "MAYI_LADDER_WORKERS": str(args.matches),
+        },
+    }
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in setups}
     for i in range(args.runs):
-        result = run_once(args.games, args.seconds)
-        runs.append(result)
-        print(
-            f"run {i + 1}: {result['actions']} clock actions; lateness p50 {result['p50']:.3f} s, "
-            f"p99 {result['p99']:.3f} s, worst {result['worst']:.3f} s, "
-            f"worst first action {result['worst_first']:.3f} s",
-            flush=True,
-        )
-    print(f"\nclock lateness over {args.runs} runs, {args.games} idle tables each ({platform.python_version()}):")
-    print(f"{'what':<34}{'median':>10}{'min-max':>18}{'ratio to 1 s':>15}")
+        for name, settings in setups.items():  # interleaved: a drift of the machine's load hits each alike
+            result = run_once(args.games, args.seconds, settings)
+            runs[name].append(result)
+            print(
+                f"run {i + 1} {name}: {result['actions']} clock actions, lateness p50 {result['p50']:.3f} s, "
+                f"p99 {result['p99']:.3f} s; {result['house_decisions']} house-bot decisions, "
+                f"p50 {result['house_p50']:.3f} s, p99 {result['house_p99']:.3f} s; "
+                f"{result['matches_playing_at_end']} matches playing at the end, {result['answers_429']} answers 429",
+                flush=True,
+            )
+    print(
+        f"\nover {args.runs} runs of {args.seconds:.0f} s, {args.games} idle tables and a house-bot table each, "
+        f"default settings ({platform.python_version()}):"
+    )
     summary: dict[str, Any] = {}
-    for key, label in (
-        ("p50", "lateness p50 (s)"),
-        ("p99", "lateness p99 (s)"),
-        ("worst", "lateness worst (s)"),
-        ("worst_first", "first action after start, worst (s)"),
-    ):
-        values = [r[key] for r in runs]
-        median = statistics.median(values)
-        summary[key] = {"median": median, "min": min(values), "max": max(values)}
-        print(
-            f"{label:<34}{median:>10.3f}{f'{min(values):.3f}-{max(values):.3f}':>18}{median / DESIGN_SECONDS:>14.2f}x"
-        )
-    print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    baseline = {key: statistics.median(r[key] for r in runs["idle"]) for key, _ in KEYS}
+    for name in setups:
+        print(f"\n{name}:")
+        print(f"{'what':<34}{'median':>10}{'min-max':>18}{'ratio to idle':>15}")
+        summary[name] = {}
+        for key, label in KEYS:
+            values = [r[key] for r in runs[name]]
+            median = statistics.median(values)
+            summary[name][key] = {"median": median, "min": min(values), "max": max(values)}
+            ratio = median / baseline[key] if baseline[key] else float("nan")
+            span = f"{min(values):.3f}-{max(values):.3f}"
+            print(f"{label:<34}{median:>10.3f}{span:>18}{ratio:>14.2f}x")
+    print(f"\nload average: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.json:
         print(json.dumps({"runs": runs, "summary": summary}, indent=2))
 

@@ -217,13 +217,14 @@ def _print_summary(data: dict) -> None:
     default=None,
     help="Connections each API process serves at once (gevent; default MAYI_WORKER_CONNECTIONS or 4000).",
 )
-@click.option("--no-worker", is_flag=True, help="Do not start the in-process job worker (clocks).")
+@click.option("--no-worker", is_flag=True, help="Do not start the job workers (clocks, house bots, webhooks, ladder).")
 @data_dir_option
 def serve(host: str, port: int, workers: int, connections: int | None, no_worker: bool) -> None:
-    """Run the API (and a job worker). Without REDIS_URL, on an embedded Redis in ./var
+    """Run the API and its job workers. Without REDIS_URL, on an embedded Redis in ./var
     (--data-dir, MAYI_DATA_DIR).
 
-    The job worker and the embedded Redis are children of this process: they are
+    The job workers (MAYI_GAME_WORKERS for clocks and house bots, MAYI_WEBHOOK_WORKERS,
+    MAYI_LADDER_WORKERS) and the embedded Redis are children of this process: they are
     started again if they die, and stopped when it stops (even when it is killed).
     """
     # The API's gevent workers are forks of this process, and patch the standard library as
@@ -272,12 +273,19 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
         supervisor.add("the embedded redis-server", embedded.launch, stop_seconds=30)
     env = dict(os.environ, REDIS_URL=url)
     if not no_worker:
+        sizes = {"games": settings.game_workers, "webhooks": settings.webhook_workers}
+        sizes["ladder"] = settings.ladder_workers
+        for kind, count in sizes.items():
+            for number in range(1, count + 1):
 
-        def start_worker() -> subprocess.Popen[bytes]:
-            command = [sys.executable, "-m", "mayi_service.cli", "worker"]
-            return subprocess.Popen(command, env=env, preexec_fn=die_with_parent(signal.SIGTERM))
+                def start_worker(kind: str = kind) -> subprocess.Popen[bytes]:
+                    command = [sys.executable, "-m", "mayi_service.cli", "worker", "--jobs", kind]
+                    # SIGKILL: a worker whose parent is gone must not finish a match first (RQ's
+                    # warm shutdown would); every job is resumed or played by the clock.
+                    return subprocess.Popen(command, env=env, preexec_fn=die_with_parent(signal.SIGKILL))
 
-        supervisor.add("the job worker", start_worker)
+                name = f"the {kind} job worker" + (f" {number}" if count > 1 else "")
+                supervisor.add(name, start_worker, stop_seconds=settings.worker_stop_seconds, stage=1)
     try:
         supervisor.start()
     except Exception as exc:
@@ -289,7 +297,8 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     click.echo(f"  API reference: http://{host}:{port}/docs/   OpenAPI: http://{host}:{port}/openapi.json")
     click.echo("  Stop with Ctrl+C.")
     try:
-        run_api(host, port, workers, connections or conf.worker_connections)
+        # The job workers start stopping when the stop signal arrives, while the API drains.
+        run_api(host, port, workers, connections or conf.worker_connections, on_stop=supervisor.begin_stop)
     finally:
         supervisor.stop()
         if gave_up:  # gunicorn exits with status 0 on the SIGTERM: say why, and exit with 3
@@ -297,18 +306,40 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
             raise SystemExit(3)
 
 
+def _job_kinds(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
+    from .clock import JOB_KINDS
+
+    kinds = [k.strip() for k in value.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in JOB_KINDS]
+    if unknown or not kinds:
+        raise click.BadParameter(f"{', '.join(unknown) or value!r}: choose among {', '.join(JOB_KINDS)}")
+    return kinds
+
+
 @main.command()
 @click.option("--burst", is_flag=True, help="Run the jobs that are due, then exit.")
-@click.option("--no-sweeper", is_flag=True, help="Do not sweep for overdue clocks.")
+@click.option("--no-sweeper", is_flag=True, help="Only RQ's clock jobs: no clock timer, no sweep for overdue clocks.")
+@click.option(
+    "--jobs",
+    "kinds",
+    default="games,webhooks,ladder",
+    show_default=True,
+    callback=_job_kinds,
+    help="The kinds of job to run, comma-separated: games (clocks, house bots), webhooks, ladder.",
+)
 @data_dir_option
-def worker(burst: bool, no_sweeper: bool) -> None:
-    """Run an RQ job worker (with the scheduler and the clock sweeper): games in REDIS_URL,
-    jobs in MAYI_JOBS_REDIS_URL (default: the same Redis, unless REDIS_URL is a cluster).
+def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
+    """Run an RQ job worker: games in REDIS_URL, jobs in MAYI_JOBS_REDIS_URL (default: the
+    same Redis, unless REDIS_URL is a cluster). Without REDIS_URL, on the embedded Redis in
+    ./var (--data-dir, MAYI_DATA_DIR).
 
-    It runs the clock jobs (queue MAYI_QUEUE_NAME, first) and the ladder's matchmaking
-    and match jobs (queue MAYI_QUEUE_NAME-ladder), and queues the matchmaking every
-    MAYI_LADDER_EVERY_SECONDS. Without REDIS_URL, on the embedded Redis in ./var (--data-dir,
-    MAYI_DATA_DIR). A Redis that does not answer yet is waited for; when Redis goes away
+    Each kind of job has its queue: games (queue MAYI_QUEUE_NAME: the clock jobs and the
+    house-bot decisions; this worker then also runs the clock timer and the sweeper),
+    webhooks (MAYI_QUEUE_NAME-webhooks) and ladder (MAYI_QUEUE_NAME-ladder: matchmaking,
+    queued every MAYI_LADDER_EVERY_SECONDS, and matches, each holding its worker for a
+    whole game). Run the ladder apart (`mayi serve` does): a worker of several kinds takes
+    them in that order, but a match it runs makes the others wait. A Redis that does not
+    answer yet is waited for; when Redis goes away
     the worker waits for it and carries on; it stops on SIGINT or SIGTERM.
     """
     import os
@@ -316,9 +347,9 @@ def worker(burst: bool, no_sweeper: bool) -> None:
 
     from redis.exceptions import RedisClusterException
 
-    from .clock import _worker_parts, run_worker, start_sweeper
+    from .clock import _worker_parts, queue_names, run_worker, start_sweeper, start_timer
     from .config import Settings
-    from .ladder import _worker_ladder, ladder_queue_name, start_ticker
+    from .ladder import _worker_ladder, start_ticker
     from .processes import die_with_parent
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
@@ -335,10 +366,16 @@ def worker(burst: bool, no_sweeper: bool) -> None:
         raise click.ClickException(f"REDIS_URL: {exc}") from exc
     stop = threading.Event()
     if not no_sweeper and not burst:
-        start_sweeper(games, clock, settings.sweep_seconds, stop)
-        start_ticker(_worker_ladder(), stop)
+        if "games" in kinds:
+            start_sweeper(games, clock, settings.sweep_seconds, stop)
+            if settings.schedule_clock_jobs:
+                start_timer(games, clock, settings.clock_poll_seconds, stop)
+        if "ladder" in kinds:
+            start_ticker(_worker_ladder(), stop)
     try:
-        run_worker(clock.jobs, [settings.queue_name, ladder_queue_name(settings)], burst=burst)  # MAYI_JOBS_REDIS_URL
+        # RQ's scheduler queues the jobs due later (clocks, webhook retries); the ladder has none.
+        scheduler = kinds != ["ladder"]
+        run_worker(clock.jobs, queue_names(settings, kinds), burst=burst, scheduler=scheduler)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()
 

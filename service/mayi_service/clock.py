@@ -13,7 +13,13 @@ Three mechanisms, from fastest to safest:
    deadline replaced does nothing); then it plays what is due and moves the clock
    to the game's current deadline, atomically again. So a game never has more
    than one live job, and a usual move schedules nothing.
-3. **The sweeper**, in every worker: a game whose clock is overdue by more than a
+3. **The clock timer**, in every game worker: RQ's scheduler keeps whole seconds (a job
+   is due at its whole second and queued within a second after), so each worker also
+   reads the games whose clock is due within the next seconds, with their exact
+   deadlines, every ``MAYI_CLOCK_POLL_SECONDS``, and plays each one at its deadline
+   (:meth:`Clock.tick`; the timers of several workers share them, one claim per deadline).
+   The RQ job that follows finds nothing due and moves the clock on.
+4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
    few seconds (its job lost with a crashed worker) is taken over and run.
 """
 
@@ -62,6 +68,8 @@ class Clock:
         self.queue = queue
         self.now = now
         self._prune_at = 0.0
+        #: The games whose deadline :meth:`tick` played, and that deadline.
+        self._played: dict[str, float] = {}
         #: The Redis of the jobs (RQ): the queue's, or the one its worker would use.
         self.jobs: redis.Redis | None = queue.connection if queue is not None else None
 
@@ -122,6 +130,35 @@ class Clock:
             self.repo.index_clock(game_id, None)
             return
         self.schedule(game_id, next_at)
+
+    def tick(self, games: Games, poll: float) -> float:
+        """Play the clocks whose exact deadline has passed (not waiting for their job's whole
+        second); return the seconds until the next deadline of the coming ``poll`` seconds
+        (at most ``poll``). A deadline is played by the one timer that claims it; after that
+        the game is left to its job, the sweeper and its next deadline."""
+        now = self.now()
+        # A clock job is due no later than its deadline rounded up: these include every
+        # game whose deadline falls within the next ``poll`` seconds.
+        soon = self.repo.due_games(now + poll + 1.0, limit=1000)
+        wait = poll
+        played: dict[str, float] = {}
+        for game_id, deadline in zip(soon, self.repo.deadlines(soon), strict=True):
+            if deadline is None:
+                continue
+            if deadline > now:
+                wait = min(wait, deadline - now)
+            elif self._played.get(game_id) == deadline:
+                played[game_id] = deadline  # its job or the sweeper does the rest
+            else:
+                played[game_id] = deadline
+                if not self.repo.claim_deadline(game_id, deadline):
+                    continue  # another worker's timer plays it
+                try:
+                    games.run_clock(game_id)
+                except Exception:  # keep playing the others; the job and the sweeper try again
+                    log.exception("clock of game %s", game_id)
+        self._played = played
+        return max(0.001, wait - (self.now() - now))
 
     def sweep(self, games: Games) -> int:
         """Take over every game whose clock is overdue; return how many. Now and then,
@@ -206,24 +243,41 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     clock.run(games, game_id, at)
 
 
-def run_worker(connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False) -> None:
-    """Run an RQ worker (with its scheduler) on ``queue_name`` (or several queues, the first
-    first), with the webhook queue right after the first, until SIGINT or SIGTERM.
+#: The kinds of job a worker runs (``mayi worker --jobs``), each on a queue of its own.
+JOB_KINDS = ("games", "webhooks", "ladder")
+
+
+def queue_names(settings: Settings, kinds: Sequence[str] = JOB_KINDS) -> list[str]:
+    """The RQ queues of the job ``kinds`` (in this order, which a worker of several takes
+    first): ``games``, the clock jobs and house-bot decisions (``MAYI_QUEUE_NAME``);
+    ``webhooks``, the webhook deliveries; ``ladder``, the matchmaking and match jobs."""
+    from .ladder import ladder_queue_name
+    from .webhooks import queue_name_for
+
+    names = {
+        "games": settings.queue_name,
+        "webhooks": queue_name_for(settings.queue_name),
+        "ladder": ladder_queue_name(settings),
+    }
+    return [names[kind] for kind in JOB_KINDS if kind in kinds]
+
+
+def run_worker(
+    connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False, scheduler: bool = True
+) -> None:
+    """Run an RQ worker (with its scheduler, unless ``scheduler`` is false) on ``queue_name``
+    (or several queues, the first first) until SIGINT or SIGTERM.
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
     """
-    from .webhooks import queue_name_for
-
     names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
-    # The clock's queue first: a worker takes a webhook delivery only when no clock job waits.
-    names.insert(1, queue_name_for(names[0]))
     queues = [Queue(name, connection=connection) for name in names]
     while True:
         worker = None
         try:
             worker = SimpleWorker(queues, connection=connection)  # it talks to Redis already
-            worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")
+            worker.work(burst=burst, with_scheduler=scheduler, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)
         if burst or (worker is not None and worker._shutdown_requested_date is not None):
@@ -247,6 +301,26 @@ def _wait_for_redis(connection: redis.Redis, most: float = 5.0) -> None:
             pass
         time.sleep(delay)
         delay = min(most, delay * 2)
+
+
+def start_timer(games: Games, clock: Clock, poll: float, stop: threading.Event) -> threading.Thread:
+    """A daemon thread that plays each clock at its deadline (:meth:`Clock.tick`) until ``stop``."""
+
+    def loop() -> None:
+        wait = poll
+        while not stop.wait(wait):
+            try:
+                wait = clock.tick(games, poll)
+            except (redis.ConnectionError, redis.TimeoutError) as exc:
+                log.warning("clock timer: Redis is unreachable (%s)", exc)
+                wait = max(poll, 1.0)
+            except Exception:
+                log.exception("clock timer")
+                wait = max(poll, 1.0)
+
+    thread = threading.Thread(target=loop, name="mayi-clock-timer", daemon=True)
+    thread.start()
+    return thread
 
 
 def start_sweeper(games: Games, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:

@@ -79,6 +79,18 @@ class Settings:
     schedule_clock_jobs: bool = True
     #: How often the sweeper looks for overdue games, in seconds.
     sweep_seconds: float = 2.0
+    #: How often each game worker's clock timer looks for the deadlines of the next second, in
+    #: seconds (it then plays each one at its deadline, not at RQ's whole second after).
+    clock_poll_seconds: float = 0.1
+    #: The job workers ``mayi serve`` starts, by kind (each its own process, so that no kind
+    #: waits behind another): clock jobs and house-bot decisions; webhook deliveries; ladder
+    #: matchmaking and matches (a match holds its worker for the whole game; 0: no ladder).
+    game_workers: int = 2
+    webhook_workers: int = 1
+    ladder_workers: int = 1
+    #: Seconds a stopping job worker may finish its job in before it is killed (an
+    #: interrupted job is resumed or played by the clock; see docs/operations.md).
+    worker_stop_seconds: float = 3.0
     #: Name of the RQ queue for clocks (and later ladder matches).
     queue_name: str = "mayi"
     #: Event streams and waiting long-polls one API process holds at once, all clients

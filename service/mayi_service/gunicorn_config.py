@@ -20,7 +20,9 @@ worker_class = "mayi_service.server.GeventWorker"
 #: Connections one worker process serves at once (streams, long-polls, uploads and the rest).
 worker_connections = int(os.environ.get("MAYI_WORKER_CONNECTIONS", "4000"))
 timeout = 120
-graceful_timeout = 10
+#: Seconds a stopping worker gives its open requests (a long-poll or an event stream
+#: is cut: its client reconnects); the service stops within a few seconds (docs/operations.md).
+graceful_timeout = 3
 keepalive = 5
 
 

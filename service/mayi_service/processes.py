@@ -9,14 +9,20 @@ when they die.
   :mod:`.store` stops a Redis that an earlier run left.
 * **Supervision.** One long-lived thread starts every child (the parent-death signal
   follows the *thread* that forked) and polls them; a child that exits while the
-  service runs is started again. A child that dies more than
+  service runs is started again, never once a stop has begun (Ctrl+C reaches the whole
+  process group: each child stops on its own). A child that dies more than
   :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds is given up on: the
   supervisor calls ``on_give_up`` (``mayi serve`` then exits non-zero, for a process
   supervisor such as systemd or Docker to restart it).
+* **Stopping.** Children are stopped by *stage*, the highest first: every child of a
+  stage at once (SIGTERM, then SIGKILL after its ``stop_seconds``), then the next stage.
+  :meth:`Supervisor.begin_stop` sends the first stage its SIGTERM without waiting (when
+  the stop signal arrives, while the API drains); :meth:`Supervisor.stop` finishes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import os
@@ -55,30 +61,23 @@ def die_with_parent(sig: int = signal.SIGTERM) -> Callable[[], None] | None:
     return preexec
 
 
-def stop_process(proc: subprocess.Popen[bytes], seconds: float = 20.0) -> None:
-    """SIGTERM, then SIGKILL if it has not exited within ``seconds``."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(seconds)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-
-
 @dataclass
 class Child:
-    """One supervised child: ``start`` starts it (and waits until it is ready)."""
+    """One supervised child: ``start`` starts it (and waits until it is ready). The children
+    of the highest ``stage`` are stopped first."""
 
     name: str
     start: Callable[[], subprocess.Popen[bytes]]
     stop_seconds: float = 20.0
+    stage: int = 0
     proc: subprocess.Popen[bytes] | None = None
     restarts: deque[float] = field(default_factory=deque)
+    #: When it was sent SIGTERM (``time.monotonic()``), if it was.
+    termed_at: float | None = None
 
 
 class Supervisor:
-    """Starts children from one thread, restarts those that die, stops them in reverse order."""
+    """Starts children from one thread, restarts those that die, stops them stage by stage."""
 
     def __init__(self, on_give_up: Callable[[str], None]) -> None:
         self.children: list[Child] = []
@@ -90,8 +89,10 @@ class Supervisor:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="mayi-supervisor", daemon=True)
 
-    def add(self, name: str, start: Callable[[], subprocess.Popen[bytes]], stop_seconds: float = 20.0) -> None:
-        self.children.append(Child(name, start, stop_seconds))
+    def add(
+        self, name: str, start: Callable[[], subprocess.Popen[bytes]], stop_seconds: float = 20.0, stage: int = 0
+    ) -> None:
+        self.children.append(Child(name, start, stop_seconds, stage))
 
     def start(self, seconds: float = 120.0) -> None:
         """Start every child, in order, and return once they are all ready."""
@@ -101,13 +102,26 @@ class Supervisor:
         if self._error is not None:
             raise self._error
 
+    def begin_stop(self) -> None:
+        """Restart nothing from now on, and send SIGTERM to the children of the highest stage
+        without waiting (safe in a signal handler: it takes no lock)."""
+        self._stopping.set()
+        stages = [c.stage for c in self.children]
+        for child in self.children:
+            if child.stage == max(stages) and child.termed_at is None:
+                _term(child)
+
     def stop(self) -> None:
-        """Stop the children (last started first) and the supervising thread."""
+        """Stop the children, stage by stage (the highest first), and the supervising thread."""
+        self._stopping.set()
         with self._lock:
-            self._stopping.set()
-            for child in reversed(self.children):
-                if child.proc is not None:
-                    stop_process(child.proc, child.stop_seconds)
+            for stage in sorted({c.stage for c in self.children}, reverse=True):
+                group = [c for c in self.children if c.stage == stage]
+                for child in group:
+                    if child.termed_at is None:
+                        _term(child)
+                for child in group:
+                    _reap(child)
         # Only now may the thread end: its end sends the parent-death signal to every child.
         self._exit.set()
         if self._thread.is_alive():
@@ -124,9 +138,9 @@ class Supervisor:
         self._started.set()
         while not self._exit.wait(POLL_SECONDS):
             with self._lock:
-                if self._stopping.is_set():
-                    continue
                 for child in self.children:
+                    if self._stopping.is_set():
+                        break
                     if child.proc is not None and child.proc.poll() is not None:
                         self._restart(child)
         # Leaving this thread sends the parent-death signal to any child still running.
@@ -136,7 +150,7 @@ class Supervisor:
         assert child.proc is not None
         log.error("%s exited with %s; starting it again", child.name, child.proc.returncode)
         child.proc = None
-        while child.proc is None:
+        while child.proc is None and not self._stopping.is_set():
             now = time.monotonic()
             while child.restarts and child.restarts[0] < now - RESTART_WINDOW:
                 child.restarts.popleft()
@@ -149,3 +163,25 @@ class Supervisor:
                 child.proc = child.start()
             except Exception as exc:
                 log.error("starting %s again failed: %s", child.name, exc)
+
+
+def _term(child: Child) -> None:
+    child.termed_at = time.monotonic()
+    proc = child.proc
+    if proc is not None and proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.terminate()
+
+
+def _reap(child: Child) -> None:
+    """Wait for a child sent SIGTERM until its ``stop_seconds`` (from the SIGTERM) are up; then SIGKILL it."""
+    proc = child.proc
+    if proc is None:
+        return
+    left = child.stop_seconds - (time.monotonic() - (child.termed_at or time.monotonic()))
+    try:
+        proc.wait(max(0.0, left))
+    except subprocess.TimeoutExpired:
+        log.warning("%s did not stop within %.0f s of SIGTERM: killing it", child.name, child.stop_seconds)
+        proc.kill()
+        proc.wait(10)

@@ -699,6 +699,19 @@ class GameRepository:
             out.append(GameRecord(gid, int(row[0]), int(row[1]), GameStatus(row[2].decode()), table_meta(row[3]), None))
         return out
 
+    def deadlines(self, game_ids: Sequence[str]) -> list[float | None]:
+        """The current deadline of each game (``None``: none, or no such game)."""
+        pipe = self.r.pipeline(transaction=False)
+        for gid in game_ids:
+            pipe.hget(self.game_key(gid), "deadline")
+        return [float(raw) if raw else None for raw in pipe.execute()] if game_ids else []
+
+    def claim_deadline(self, game_id: str, deadline: float, seconds: float = 30.0) -> bool:
+        """True for the first caller only, for ``seconds``, per game and deadline: the clock
+        timers of several workers share the deadlines that fall due, each played by one."""
+        key = f"{self.game_key(game_id)}:timer:{deadline!r}"
+        return bool(self.r.set(key, "1", nx=True, px=int(seconds * 1000)))
+
     def due_games(self, now: float, limit: int = 100) -> list[str]:
         """Games whose clock job should have run by ``now`` (the most overdue first)."""
         keys = self.index_keys("deadlines")

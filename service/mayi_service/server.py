@@ -16,6 +16,8 @@ import gc
 import json
 import logging
 import resource
+import signal
+from collections.abc import Callable
 from typing import Any
 
 from gunicorn import util
@@ -196,12 +198,28 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
         return create_app()
 
 
-def run_api(host: str, port: int, workers: int, connections: int) -> None:
-    """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`)."""
+def run_api(host: str, port: int, workers: int, connections: int, on_stop: Callable[[], None] | None = None) -> None:
+    """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`);
+    ``on_stop`` is called (in a signal handler) when SIGTERM, SIGINT or SIGQUIT arrives."""
     from . import gunicorn_config as conf
+
+    def when_ready(server: Any) -> None:
+        """gunicorn's master has its signal handlers: call ``on_stop`` first in the stopping ones."""
+        if on_stop is None:
+            return
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGQUIT):
+            theirs = signal.getsignal(sig)
+
+            def handler(signum: int, frame: Any, theirs: Any = theirs) -> None:
+                on_stop()
+                if callable(theirs):
+                    theirs(signum, frame)
+
+            signal.signal(sig, handler)
 
     _Gunicorn(
         {
+            "when_ready": when_ready,
             "bind": f"{host}:{port}",
             "workers": workers,
             "worker_connections": connections,

@@ -266,7 +266,8 @@ def test_compose_has_a_cluster_profile() -> None:
         assert [host for host, _ in parse_nodes(env["REDIS_URL"]).hosts] == nodes
         assert env["MAYI_JOBS_REDIS_URL"] == "redis://redis:6379/0"
     assert services["api-cluster"]["command"] == services["api"]["command"]
-    assert services["worker-cluster"]["command"] == ["mayi", "worker"]
+    assert services["worker-cluster"]["command"] == services["worker"]["command"]
+    assert services["ladder-worker-cluster"]["command"] == services["ladder-worker"]["command"]
     assert "/healthz" in " ".join(services["api-cluster"]["healthcheck"]["test"])
 
 

@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import requests
 from serving import (
+    READY_SECONDS,
     RECOVER_SECONDS,
     STOP_SECONDS,
+    Served,
     act,
     cmdline,
     create_game,
@@ -27,6 +34,13 @@ from serving import (
     redis_servers_in,
     wait_until,
 )
+
+from mayi_bots import RandomBot
+from mayi_sdk import Client, run_polling
+from mayi_service.config import Settings
+
+#: The job workers a default ``mayi serve`` starts (one process per worker, of every kind).
+DEFAULT_WORKERS = Settings.game_workers + Settings.webhook_workers + Settings.ladder_workers
 
 
 def _workers_of(serve_pid: int, directory: Path) -> list[int]:
@@ -45,7 +59,7 @@ def test_serve_killed_with_sigkill_leaves_nothing_running(tmp_path: Path) -> Non
         token, path, body = next_move(served.url, game_id, tokens)
         assert act(served.url, game_id, token, path, body).status_code == 200
         run = tmp_path / "run"
-        assert wait_until(lambda: len(_workers_of(served.proc.pid, run)) == 1, RECOVER_SECONDS)
+        assert wait_until(lambda: len(_workers_of(served.proc.pid, run)) == DEFAULT_WORKERS, RECOVER_SECONDS)
         assert len(redis_servers_in(data)) == 1
         children = [pid for pid in processes_in(tmp_path) if pid != served.proc.pid]
         assert len(children) >= 3, "a gunicorn worker, a job worker and redis-server at least"
@@ -55,12 +69,12 @@ def test_serve_killed_with_sigkill_leaves_nothing_running(tmp_path: Path) -> Non
         left = lambda: [f"{pid}: {cmdline(pid)}" for pid in processes_in(tmp_path)]  # noqa: E731
         assert wait_until(lambda: not left(), RECOVER_SECONDS), f"left running after SIGKILL: {left()}"
 
-    # A second run in the same folder starts cleanly, with one worker and one Redis, on the same data.
+    # A second run in the same folder starts cleanly, with its workers and one Redis, on the same data.
     with mayi_serve(tmp_path, env, worker=True, name="again") as again:
         again.wait_ready()
         seen = requests.get(f"{again.url}/v1/games/{game_id}", timeout=30)
         assert seen.status_code == 200 and seen.json()["version"] == 2, seen.text
-        assert wait_until(lambda: len(_workers_of(again.proc.pid, run)) == 1, RECOVER_SECONDS)
+        assert wait_until(lambda: len(_workers_of(again.proc.pid, run)) == DEFAULT_WORKERS, RECOVER_SECONDS)
         assert len(redis_servers_in(data)) == 1
         assert again.stop() == 0, again.stderr()
         assert wait_until(lambda: not processes_in(tmp_path), RECOVER_SECONDS), processes_in(tmp_path)
@@ -149,3 +163,90 @@ def test_an_embedded_redis_that_keeps_dying_stops_the_service_with_status_3(tmp_
         assert "keeps dying" in served.stderr()
         assert len(killed) == 6, "the first and five restarts"
         assert wait_until(lambda: not processes_in(tmp_path), RECOVER_SECONDS), processes_in(tmp_path)
+
+
+#: The longest a stop may take: `docker stop`'s grace before its SIGKILL (docs/operations.md
+#: promises a stop within it; a cap for a stop that took 20-30 s, not a speed goal).
+DOCKER_GRACE_SECONDS = 10.0
+
+
+@contextmanager
+def _busy_server(tmp_path: Path) -> Iterator[Served]:
+    """A default ``mayi serve`` with jobs running: a ladder match of an outside bot (a polling
+    SDK bot) and that bot's game at a table of house bots, both in progress."""
+    env = {"MAYI_DATA_DIR": str(tmp_path / "data"), "MAYI_SCHEDULE_CLOCK_JOBS": "true"}
+    stop = threading.Event()
+    runners: list[threading.Thread] = []
+    with mayi_serve(tmp_path, env, worker=True) as served:
+        served.wait_ready()
+        url = served.url
+        try:
+            with Client(url) as anon:
+                ladder_bot = anon.with_token(anon.register_bot("Lad").token)
+                ladder_bot.enter_ladder("may_i", max_games=1)
+                player = anon.with_token(anon.register_bot("Player").token)
+                table = anon.create_game("may_i", 3, options={"turn_seconds": 600, "claim_seconds": 600})
+                player.take_seat(table.game_id, name="Player")
+                for _ in range(2):
+                    anon.take_seat(table.game_id, house_bot="random")
+                for seed, bot in enumerate((ladder_bot, player)):
+                    runner = threading.Thread(
+                        target=run_polling, args=(RandomBot(seed=seed), bot), kwargs={"stop": stop, "wait": 20}
+                    )
+                    runner.start()
+                    runners.append(runner)
+
+                def both_in_progress() -> bool:
+                    matches = anon.list_ladder_matches("may_i", status="playing")
+                    games = [table.game_id, *(m.game_id for m in matches)]
+                    views = [requests.get(f"{url}/v1/games/{g}", timeout=30) for g in games]
+                    return len(views) == 2 and all(v.status_code == 200 and v.json()["version"] > 3 for v in views)
+
+                assert wait_until(both_in_progress, READY_SECONDS, step=0.5), "the match and the game did not start"
+            yield served
+        finally:
+            stop.set()
+            for runner in runners:
+                runner.join(60)
+
+
+def _left(directory: Path) -> list[str]:
+    return [f"{pid} (parent {parent(pid)}): {cmdline(pid)}" for pid in processes_in(directory)]
+
+
+def test_serve_stops_within_docker_grace_with_jobs_running(tmp_path: Path) -> None:
+    with _busy_server(tmp_path) as served:
+        asked = time.monotonic()
+        served.proc.send_signal(signal.SIGTERM)
+        try:
+            code = served.proc.wait(DOCKER_GRACE_SECONDS)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"mayi serve did not stop within {DOCKER_GRACE_SECONDS:.0f} s of SIGTERM:\n{served.stderr()}")
+        took = time.monotonic() - asked
+        assert code == 0, served.stderr()
+        assert wait_until(lambda: not _left(tmp_path), RECOVER_SECONDS), f"left running: {_left(tmp_path)}"
+        assert "starting it again" not in served.stderr(), "a child was restarted during the stop"
+        print(f"stopped in {took:.1f} s")
+
+
+def test_a_stop_cut_short_by_sigkill_leaves_nothing_running(tmp_path: Path) -> None:
+    """SIGTERM, then SIGKILL in the middle of the stop (as `docker stop` does after its grace,
+    or a person who loses patience): the kernel's parent-death signal stops every child."""
+    with _busy_server(tmp_path) as served:
+        served.proc.send_signal(signal.SIGTERM)
+        time.sleep(1.0)  # mid-shutdown: the API drains, the job workers are stopping
+        assert served.proc.poll() is None, "the stop was over before the SIGKILL: nothing tested"
+        os.kill(served.proc.pid, signal.SIGKILL)
+        served.proc.wait(STOP_SECONDS)
+        assert wait_until(lambda: not _left(tmp_path), RECOVER_SECONDS), f"left running: {_left(tmp_path)}"
+
+
+def test_ctrl_c_stops_every_child_and_restarts_none(tmp_path: Path) -> None:
+    """Ctrl+C sends SIGINT to the whole process group: the children stop on their own, and the
+    supervisor, stopping too, must not take them for crashes and start them again."""
+    with _busy_server(tmp_path) as served:
+        os.killpg(served.proc.pid, signal.SIGINT)
+        code = served.proc.wait(STOP_SECONDS)
+        assert code == 0, served.stderr()
+        assert "starting it again" not in served.stderr(), served.stderr()
+        assert wait_until(lambda: not _left(tmp_path), RECOVER_SECONDS), f"left running: {_left(tmp_path)}"
