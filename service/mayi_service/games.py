@@ -12,8 +12,7 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -116,7 +115,7 @@ class Games:
         self.repo = repo
         self.clock = clock
         self.on_commit = on_commit
-        #: Event streams and waiting long-polls open in this process (see :meth:`waiting_slot`).
+        #: Event streams and waiting long-polls open in this process (see :meth:`wait_slot`).
         self.process_slots = ProcessSlots()
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
@@ -688,29 +687,6 @@ class Games:
             "events": events,
         }
 
-    @contextmanager
-    def waiting_slot(
-        self,
-        client: str,
-        limit: int,
-        seconds: float,
-        process_limit: int,
-        address: str | None = None,
-        address_limit: int = 0,
-    ) -> Iterator[None]:
-        """Hold, while the body runs, one of this process's ``process_limit`` slots for event
-        streams and waiting long-polls (:class:`ProcessSlotsFull` when all are held), one of
-        the ``address_limit`` of ``address`` in this process (:class:`AddressSlotsFull`), and
-        one of ``client``'s ``limit`` (a lease in Redis, so across every process, expiring
-        ``seconds`` and :data:`LEASE_MARGIN_SECONDS` on unless renewed: :class:`WaitSlot`;
-        :class:`StreamSlotsFull` when it holds ``limit`` already)."""
-        slot = self.wait_slot(client, limit, seconds, process_limit, address, address_limit)
-        slot.take()
-        try:
-            yield
-        finally:
-            slot.give()
-
     def wait_slot(
         self,
         client: str,
@@ -720,7 +696,10 @@ class Games:
         address: str | None = None,
         address_limit: int = 0,
     ) -> WaitSlot:
-        """The slot :meth:`waiting_slot` holds, to take and give back by hand (not taken yet)."""
+        """One of this process's ``process_limit`` slots for event streams and waiting
+        long-polls, one of the ``address_limit`` of ``address`` in this process, and one of
+        ``client``'s ``limit`` (a lease in Redis, across every process, lasting ``seconds``
+        and :data:`LEASE_MARGIN_SECONDS` unless renewed): a :class:`WaitSlot`, not taken yet."""
         return WaitSlot(self, client, limit, seconds, process_limit, address, address_limit)
 
 
