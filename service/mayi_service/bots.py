@@ -36,7 +36,8 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import redis
 
@@ -45,9 +46,12 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .decisions import decision_entry, decision_key
-from .games import Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
+from .games import AddressSlotsFull, Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
 from .problems import ServiceError
-from .repository import GameRecord, GameRepository, Wake
+from .repository import LEASE_LUA, GameRecord, GameRepository, Wake
+
+if TYPE_CHECKING:
+    from .deadlines import HangUp
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -80,7 +84,9 @@ _NOBODY = Wake("")
 #: id, its wake number, its games hash, each of those games' hashes and 1 if it took a
 #: slot; nil for an unknown token. The game keys are built here from the games hash (a
 #: single Redis lets a script name them; on a cluster they are in other slots).
-_POLL_SCRIPT = """
+_POLL_SCRIPT = (
+    LEASE_LUA
+    + """
 local bot = ARGV[1]
 if bot == '' then
   if ARGV[2] == '0' then
@@ -92,14 +98,9 @@ if bot == '' then
 end
 local took = 0
 if ARGV[3] == 'take' then
-  if redis.call('INCRBY', KEYS[2], 1) > tonumber(ARGV[4]) then
-    redis.call('DECRBY', KEYS[2], 1)
-  else
-    took = 1
-  end
-  redis.call('EXPIRE', KEYS[2], ARGV[5])
+  took = take_lease(KEYS[2], ARGV[11], tonumber(ARGV[4]), tonumber(ARGV[5]))
 elseif ARGV[3] == 'give' then
-  redis.call('DECRBY', KEYS[2], 1)
+  redis.call('ZREM', KEYS[2], ARGV[11])
 end
 local head = ARGV[6] .. bot
 local seq = redis.call('GET', head .. ARGV[7]) or '0'
@@ -110,6 +111,7 @@ for i = 1, #games, 2 do
 end
 return {bot, seq, games, hashes, took}
 """
+)
 
 
 def new_secret() -> str:
@@ -475,10 +477,11 @@ class Bots:
         are left to :meth:`page`). The wake number is read before the games."""
         if self.repo.single:
             keys = [self.token_key(token_hash(token))]
-            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts]
+            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts, ""]
             if slot is not None and op:
                 keys.append(slot.key)
-                args[2:5] = [op, slot.limit, slot.ttl]
+                args[2:5] = [op, slot.limit, slot.lease_ms]
+                args[10] = slot.lease
             found = self.repo.run(self._poll_script, keys, args)
             if found is None:
                 return None, 0, {}, {}, False
@@ -490,7 +493,7 @@ class Bots:
             read = {game_id: _pairs(h) for game_id, h in zip(held, hashes, strict=True)}
             return bot_id, int(seq), held, read, bool(took)
         if slot is not None and op == "give":
-            self.repo.close_stream(slot.key)
+            self.repo.drop_lease(slot.key, slot.lease)
         if bot_id is None:
             bot_id = self.bot_id_for(token)
             if bot_id is None:
@@ -502,7 +505,12 @@ class Bots:
         return bot_id, int(seq or 0), {k.decode(): json.loads(v) for k, v in raw.items()}, {}, False
 
     def poll(
-        self, token: str | None, wait: float, skip: frozenset[str] = frozenset(), slot: WaitSlot | None = None
+        self,
+        token: str | None,
+        wait: float,
+        skip: frozenset[str] = frozenset(),
+        slot: WaitSlot | None = None,
+        hangup: HangUp | None = None,
     ) -> DecisionPage:
         """The decisions poll of the bot whose token is ``token`` (401 if it is none): the
         decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
@@ -526,7 +534,9 @@ class Bots:
         there at once rather than in a round trip of its own once the poll knows it must
         wait), and one after a wake (the same read, which also gives the slot back). A
         client that hangs up mid-wait holds its slot until the wait ends (a wake, or
-        ``wait``). On a cluster, separate calls (see :meth:`_poll_read`)."""
+        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.deadlines.HangUp`), at
+        once, and the poll answers nothing (nobody reads it). On a cluster, separate calls
+        (see :meth:`_poll_read`)."""
         if not is_bot_token(token):
             self.require(token)  # raises: no token, or not a bot token
         take = slot is not None and wait > 0 and slot.take_process()
@@ -552,14 +562,18 @@ class Bots:
                     if not waited:
                         slot.take()  # raises when the client (or this process) holds its limit
                     else:  # woken for nothing: a poll already admitted is never refused midway
-                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull):
+                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull, AddressSlotsFull):
                             slot.take()
                 waited = True
-                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left)
+                if hangup is not None:
+                    hangup.on_gone = partial(self.repo.hub.interrupt, self.wake_key(bot_id))
+                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left, hangup)
                 given = slot is not None and slot.held
                 _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
                 if given:
                     slot.counted_down()
+                if hangup is not None and hangup.gone:
+                    return DecisionPage([], 0)  # the client hung up: nobody reads this answer
         except BaseException:
             if slot is not None:
                 with contextlib.suppress(redis.RedisError):

@@ -97,6 +97,11 @@ class Settings:
     #: together (one more gets 503 ``server_busy``); each costs a socket, a Redis
     #: connection and some memory (about 40 KB), not a thread.
     max_waiting_per_process: int = 2000
+    #: Event streams and waiting long-polls one client address (an IPv6 address's /64) holds
+    #: at once in one API process, over all of its tokens (one more gets 429; 0: no bound).
+    #: Half of MAYI_MAX_CONNECTIONS_PER_ADDRESS: an address whose waits are all held still
+    #: has connections for its moves and views; and it counts behind a proxy too.
+    max_waiting_per_address: int = 64
     #: Seconds a request body (sent with Content-Length) may take to arrive whole,
     #: under gunicorn; a slower one gets 408 and its connection is closed (0: no limit).
     body_timeout_seconds: int = 15

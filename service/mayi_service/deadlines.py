@@ -261,3 +261,61 @@ class BoundedConnections:
         finally:
             with suppress(OSError):
                 sock.settimeout(None)
+
+
+class HangUp:
+    """Notices a client that hangs up on a request that waits (an event stream, a
+    long-poll), at once rather than at the next write: under gunicorn's gevent worker
+    (the ``gunicorn.socket`` of the request's environ), a watcher of the event loop (no
+    greenlet: a stream costs no more memory) fires when the client socket turns
+    readable, which, once the request is read whole, only its end (or a reset) makes
+    it; it then sets :attr:`gone` and calls ``on_gone`` (in a greenlet of its own).
+    Pipelined bytes are left alone (the next write notices a hang-up then). Elsewhere
+    (no gevent, no socket) :attr:`gone` stays false. :meth:`close` stops the watch."""
+
+    __slots__ = ("gone", "on_gone", "raw", "watcher")
+
+    def __init__(self, environ: dict[str, Any], on_gone: Any = None) -> None:
+        self.gone = False
+        self.on_gone = on_gone
+        self.watcher: Any = None
+        sock = environ.get("gunicorn.socket")
+        if sock is None:
+            return
+        from gevent import monkey
+
+        if not monkey.is_module_patched("socket"):
+            return
+        import gevent
+
+        #: The OS-level socket (gevent's own recv would wait; this one never does).
+        self.raw = getattr(sock, "_sock", sock)
+        self.watcher = gevent.get_hub().loop.io(sock.fileno(), 1)
+        self.watcher.start(self._readable)
+
+    def _readable(self) -> None:
+        """In the event loop's own context: must not block."""
+        import socket
+
+        try:
+            hung_up = not self.raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return  # nothing to read after all: watch on
+        except OSError:  # reset, or closed under us
+            hung_up = True
+        self.close()
+        if hung_up:
+            self.gone = True
+            if self.on_gone is not None:
+                import gevent
+
+                gevent.spawn(self.on_gone)
+
+    def __call__(self) -> bool:
+        return self.gone
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            watcher, self.watcher = self.watcher, None
+            watcher.stop()
+            watcher.close()

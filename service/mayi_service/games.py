@@ -12,8 +12,7 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
 
@@ -116,7 +115,7 @@ class Games:
         self.repo = repo
         self.clock = clock
         self.on_commit = on_commit
-        #: Event streams and waiting long-polls open in this process (see :meth:`waiting_slot`).
+        #: Event streams and waiting long-polls open in this process (see :meth:`wait_slot`).
         self.process_slots = ProcessSlots()
         #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
         self.max_open_per_owner = 0
@@ -660,13 +659,16 @@ class Games:
         return {"games": games, "page": page, "page_size": size, "total": total}
 
     # -- events -------------------------------------------------------------
-    def events(self, game_id: str, viewer: Viewer, after: int, wait: float) -> list[dict[str, Any]]:
-        """Events after ``after`` that ``viewer`` may see, waiting up to ``wait`` seconds for one."""
+    def events(
+        self, game_id: str, viewer: Viewer, after: int, wait: float, gone: Callable[[], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Events after ``after`` that ``viewer`` may see, waiting up to ``wait`` seconds for
+        one (and no longer once ``gone`` is true: the client hung up)."""
         found = self.repo.events_after(game_id, after)
         if not found:
             record = self.load(game_id)  # 404 for a game that does not exist
             if wait > 0 and record.status != GameStatus.FINISHED:
-                found = self.repo.wait_events(game_id, after, int(wait * 1000))
+                found = self.repo.wait_events(game_id, after, int(wait * 1000), gone=gone)
         return [visible(e, viewer.seat) for e in found]
 
     def replay(self, game_id: str) -> dict[str, Any]:
@@ -685,104 +687,163 @@ class Games:
             "events": events,
         }
 
-    @contextmanager
-    def waiting_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> Iterator[None]:
-        """Hold, while the body runs, one of this process's ``process_limit`` slots for event
-        streams and waiting long-polls (:class:`ProcessSlotsFull` when all are held) and one
-        of ``client``'s ``limit`` (counted in Redis, so across every process;
-        :class:`StreamSlotsFull` when it holds ``limit`` already). A client's count expires
-        on its own ``seconds`` (and a minute) on, should a process die holding it."""
-        slot = self.wait_slot(client, limit, seconds, process_limit)
-        slot.take()
-        try:
-            yield
-        finally:
-            slot.give()
+    def wait_slot(
+        self,
+        client: str,
+        limit: int,
+        seconds: float,
+        process_limit: int,
+        address: str | None = None,
+        address_limit: int = 0,
+    ) -> WaitSlot:
+        """One of this process's ``process_limit`` slots for event streams and waiting
+        long-polls, one of the ``address_limit`` of ``address`` in this process, and one of
+        ``client``'s ``limit`` (a lease in Redis, across every process, lasting ``seconds``
+        and :data:`LEASE_MARGIN_SECONDS` unless renewed): a :class:`WaitSlot`, not taken yet."""
+        return WaitSlot(self, client, limit, seconds, process_limit, address, address_limit)
 
-    def wait_slot(self, client: str, limit: int, seconds: float, process_limit: int) -> WaitSlot:
-        """The slot :meth:`waiting_slot` holds, to take and give back by hand (not taken yet)."""
-        return WaitSlot(self, client, limit, seconds, process_limit)
+
+#: Seconds a waiting slot's lease outlives the time its holder said it would wait (or, for
+#: an event stream, renew it): the slack for a holder late to renew or give it back.
+LEASE_MARGIN_SECONDS = 10.0
 
 
 class WaitSlot:
-    """One waiting slot of a client (counted in Redis under :attr:`key`, across processes,
-    expiring :attr:`ttl` seconds after it was taken should a process die holding it) and
-    one of this process (:class:`ProcessSlots`), taken only while a request waits.
+    """One waiting slot of a client, held as a lease in Redis (:meth:`GameRepository.take_lease`,
+    under :attr:`key`, across processes), and one of this process (:class:`ProcessSlots`,
+    overall and per address), taken only while a request waits.
 
-    :meth:`take` takes both (raising :class:`ProcessSlotsFull` or
+    The lease expires :attr:`lease_ms` after it was taken or last renewed (:meth:`renew`):
+    a holder that cannot give it back (its process died, Redis was down when it ended)
+    leaves nothing that outlives it for long, and a refused attempt changes nothing.
+
+    :meth:`take` takes both (raising :class:`ProcessSlotsFull`, :class:`AddressSlotsFull` or
     :class:`StreamSlotsFull`) and :meth:`give` gives both back, a round trip each. A caller
-    that counts the client in a script of its own (the decisions poll, in the reads it
+    that takes the lease in a script of its own (the decisions poll, in the reads it
     makes anyway) takes this process's slot with :meth:`take_process`, then says what its
     script did with :meth:`counted` and :meth:`counted_down`.
     """
 
-    def __init__(self, games: Games, client: str, limit: int, seconds: float, process_limit: int) -> None:
+    __slots__ = (
+        "address",
+        "address_limit",
+        "client",
+        "full",
+        "games",
+        "held",
+        "key",
+        "lease",
+        "lease_ms",
+        "limit",
+        "process_limit",
+    )
+
+    def __init__(
+        self,
+        games: Games,
+        client: str,
+        limit: int,
+        seconds: float,
+        process_limit: int,
+        address: str | None = None,
+        address_limit: int = 0,
+    ) -> None:
         self.games = games
         self.client = client
         self.limit = limit
-        self.ttl = int(seconds) + 60
+        #: How long the lease lasts, from its taking or its last renewal, in milliseconds.
+        self.lease_ms = int((seconds + LEASE_MARGIN_SECONDS) * 1000)
         self.process_limit = process_limit
-        #: The client's count in Redis.
-        self.key = games.repo.lookup_key("streams", client)
+        self.address = address
+        self.address_limit = address_limit
+        #: The client's set of leases in Redis, and this slot's lease in it.
+        self.key = games.repo.lookup_key("leases", client)
+        self.lease = secrets.token_hex(8)
         self.held = False
+        #: What :meth:`take_process` found full (``None``: nothing).
+        self.full: str | None = None
 
     def take(self) -> None:
         if not self.take_process():
+            if self.full == "address":
+                raise AddressSlotsFull(str(self.address), self.address_limit)
             raise ProcessSlotsFull(self.process_limit)
         took = False
         try:
-            took = self.games.repo.open_stream(self.client, self.limit, self.ttl - 60) is not None
+            took = self.games.repo.take_lease(self.key, self.lease, self.limit, self.lease_ms)
         finally:
             self.counted(took)
         if not took:
             raise StreamSlotsFull(self.client, self.limit)
 
     def take_process(self) -> bool:
-        """Take this process's slot alone; ``False`` when it holds its limit already."""
-        return self.games.process_slots.take(self.process_limit)
+        """Take this process's slot alone; ``False`` when it (or the address) holds its limit already."""
+        self.full = self.games.process_slots.take(self.process_limit, self.address, self.address_limit)
+        return self.full is None
 
     def counted(self, took: bool) -> None:
-        """After :meth:`take_process`: the client's count was taken (``took``), or refused
+        """After :meth:`take_process`: the client's lease was taken (``took``), or refused
         (this process's slot is given back)."""
         if took:
             self.held = True
         else:
-            self.games.process_slots.give()
+            self.games.process_slots.give(self.address)
 
     def counted_down(self) -> None:
-        """The client's count was given back by the caller: give back this process's slot."""
+        """The client's lease was given back by the caller: give back this process's slot."""
         if self.held:
             self.held = False
-            self.games.process_slots.give()
+            self.games.process_slots.give(self.address)
+
+    def renew(self) -> bool:
+        """Extend the lease by :attr:`lease_ms` from now; ``False`` if it is gone (it expired:
+        the holder was too late, or Redis lost it), and the holder should end its wait."""
+        return self.games.repo.renew_lease(self.key, self.lease, self.lease_ms)
 
     def give(self) -> None:
         if self.held:
             self.counted_down()
-            self.games.repo.close_stream(self.key)
+            self.games.repo.drop_lease(self.key, self.lease)
 
 
 class ProcessSlots:
-    """Event streams and waiting long-polls open in this process, all clients together.
+    """Event streams and waiting long-polls open in this process: all clients together,
+    and per client address.
 
     Under gevent each costs a socket, a greenlet and some memory, not a thread;
     a cap (``MAYI_MAX_WAITING_PER_PROCESS``) keeps their number, and so the
-    process's memory and file descriptors, bounded.
+    process's memory and file descriptors, bounded, and a cap per address
+    (``MAYI_MAX_WAITING_PER_ADDRESS``), over all of its tokens, keeps a few addresses
+    from taking them all.
     """
 
     def __init__(self) -> None:
         self.count = 0
+        self.by_address: dict[str, int] = {}
         self.lock = threading.Lock()
 
-    def take(self, limit: int) -> bool:
+    def take(self, limit: int, address: str | None = None, address_limit: int = 0) -> str | None:
+        """Take a slot; ``None`` if taken, else what is full: ``"process"`` or ``"address"``."""
         with self.lock:
             if self.count >= limit:
-                return False
+                return "process"
+            if address is not None and address_limit > 0:
+                held = self.by_address.get(address, 0)
+                if held >= address_limit:
+                    return "address"
+                self.by_address[address] = held + 1
             self.count += 1
-            return True
+            return None
 
-    def give(self) -> None:
+    def give(self, address: str | None = None) -> None:
         with self.lock:
             self.count -= 1
+            if address is not None and address in self.by_address:
+                left = self.by_address[address] - 1
+                if left > 0:
+                    self.by_address[address] = left
+                else:
+                    del self.by_address[address]
 
 
 class ProcessSlotsFull(Exception):
@@ -790,6 +851,16 @@ class ProcessSlotsFull(Exception):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"this process holds {limit} waiting requests already")
+        self.limit = limit
+
+
+class AddressSlotsFull(Exception):
+    """One client address holds as many event streams and waiting long-polls in this
+    process as it may, over all of its tokens."""
+
+    def __init__(self, address: str, limit: int) -> None:
+        super().__init__(f"{address} holds {limit} waiting requests in this process already")
+        self.address = address
         self.limit = limit
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 
 import hiredis
 import redis
@@ -114,9 +115,11 @@ class EventHub:
         self.lock = threading.Lock()
         self.watches: dict[str, _Watch] = {}
 
-    def wait(self, key: str, after: int, timeout: float) -> bool:
+    def wait(self, key: str, after: int, timeout: float, gone: Callable[[], bool] | None = None) -> bool:
         """Wait up to ``timeout`` seconds for an entry numbered above ``after`` in the
-        stream ``key``; ``True`` if there is one. Raises the reader's Redis error."""
+        stream ``key``; ``True`` if there is one. Raises the reader's Redis error. ``gone``:
+        the wait ends early (``False``) once it is true, looked at whenever the waiters of
+        ``key`` are woken (:meth:`interrupt` wakes them)."""
         deadline = time.monotonic() + timeout
         with self.lock:
             watch = self.watches.get(key)
@@ -129,6 +132,8 @@ class EventHub:
         try:
             with watch.changed:
                 while watch.latest <= after:
+                    if gone is not None and gone():
+                        return False
                     if watch.error is not None:
                         raise watch.error
                     left = deadline - time.monotonic()
@@ -139,6 +144,14 @@ class EventHub:
         finally:
             with self.lock:
                 watch.waiters -= 1
+
+    def interrupt(self, key: str) -> None:
+        """Wake the waiters of ``key`` to look at their ``gone`` (see :meth:`wait`)."""
+        with self.lock:
+            watch = self.watches.get(key)
+        if watch is not None:
+            with watch.changed:
+                watch.changed.notify_all()
 
     def readers(self) -> int:
         """Streams being read now (one Redis connection each)."""

@@ -24,8 +24,8 @@ Redis they share the tag ``{index}``. On a Redis Cluster each is split into
 :data:`INDEX_SHARDS` shards, tagged ``{index:<n>}`` (a game's entries go to shard
 ``crc32(id) % shards``), so that the writes of every game do not all land on one slot
 and one node; a listing, a count or the sweeper's look for due clocks reads every shard
-in one pipeline and merges. Per-client keys (open tables ``open:<client>``, open event
-streams ``streams:<client>``) and lookups (``bot-token:<hash>``) are
+in one pipeline and merges. Per-client keys (open tables ``open:<client>``, the leases of
+waiting slots ``leases:<client>``) and lookups (``bot-token:<hash>``) are
 :meth:`GameRepository.lookup_key`: under ``{index}`` on a single Redis, under their own
 tag on a cluster, where they then spread over every node. No command or transaction
 ever names keys of two slots.
@@ -49,7 +49,7 @@ from __future__ import annotations
 import hmac
 import json
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any, NamedTuple
@@ -196,6 +196,40 @@ class GameGone(StoreError):
 
     def __init__(self, game_id: str) -> None:
         super().__init__(game_id, f"There is no game {game_id}")
+
+
+#: Lua functions over a client's waiting slots, held as leases: a sorted set (one per client,
+#: one key, so one slot on a cluster) of lease id -> expiry (milliseconds, Redis' own clock).
+#: Taking one first drops the expired leases, then counts: a refused attempt adds nothing
+#: and extends nothing. The key itself expires with its last lease. A holder renews its
+#: lease while it waits and drops it when it ends; one that cannot (its process died,
+#: Redis was down at its end) leaves a lease that expires on its own.
+LEASE_LUA = """
+local function lease_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local function lease_keep(key)
+  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+  if last[2] then redis.call('PEXPIREAT', key, last[2]) end
+end
+local function take_lease(key, lease, limit, ms)
+  local now = lease_now()
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('ZCARD', key) >= limit then return 0 end
+  redis.call('ZADD', key, now + ms, lease)
+  lease_keep(key)
+  return 1
+end
+local function renew_lease(key, lease, ms)
+  if not redis.call('ZSCORE', key, lease) then return 0 end
+  redis.call('ZADD', key, lease_now() + ms, lease)
+  lease_keep(key)
+  return 1
+end
+"""
+TAKE_LEASE_SCRIPT = LEASE_LUA + "return take_lease(KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]))"
+RENEW_LEASE_SCRIPT = LEASE_LUA + "return renew_lease(KEYS[1], ARGV[1], tonumber(ARGV[2]))"
 
 
 class StreamSlotsFull(Exception):
@@ -409,6 +443,8 @@ class GameRepository:
         self._commit = client.register_script(COMMIT_SCRIPT)
         self._claim_clock = client.register_script(CLAIM_CLOCK_SCRIPT)
         self._load = client.register_script(LOAD_SCRIPT)
+        self._take_lease = client.register_script(TAKE_LEASE_SCRIPT)
+        self._renew_lease = client.register_script(RENEW_LEASE_SCRIPT)
         #: Runs the scripts of the request path (lean calls on a single Redis).
         self.run = Scripts(client)
         #: Waits for new events, one blocking read per game shared by its waiters.
@@ -825,35 +861,31 @@ class GameRepository:
             return len(blob)
         return 0
 
-    def wait_events(self, game_id: str, after: int, timeout_ms: int, count: int = 1000) -> list[dict[str, Any]]:
-        """Events after ``after``, waiting up to ``timeout_ms`` for the first one.
+    def wait_events(
+        self, game_id: str, after: int, timeout_ms: int, count: int = 1000, gone: Callable[[], bool] | None = None
+    ) -> list[dict[str, Any]]:
+        """Events after ``after``, waiting up to ``timeout_ms`` for the first one (or until
+        ``gone`` is true: :meth:`EventHub.wait`).
 
         The wait is shared (:mod:`.hub`): every waiter on a game in this process
         shares one ``XREAD BLOCK``, so a waiting client holds no Redis connection.
         """
-        if not self.hub.wait(self.events_key(game_id), after, max(1, timeout_ms) / 1000):
+        if not self.hub.wait(self.events_key(game_id), after, max(1, timeout_ms) / 1000, gone):
             return []
         return self.events_after(game_id, after, count)
 
-    # -- open event streams -----------------------------------------------
-    def open_stream(self, client: str, limit: int, ttl: float) -> str | None:
-        """Count one more open event stream for ``client``; ``None`` if it has ``limit`` already.
+    # -- waiting slots: leases ----------------------------------------------
+    def take_lease(self, key: str, lease: str, limit: int, ms: int) -> bool:
+        """Take ``lease`` in the client's lease set ``key`` for ``ms`` milliseconds, unless
+        the client holds ``limit`` leases that have not expired (:data:`LEASE_LUA`)."""
+        return bool(self.run(self._take_lease, [key], [lease, limit, ms]))
 
-        Returns the key to pass to :meth:`close_stream`. The count expires on its own
-        (``ttl``) should a process die with streams open.
-        """
-        key = self.lookup_key("streams", client)
-        pipe = self.r.pipeline(transaction=True)
-        pipe.incr(key)
-        pipe.expire(key, int(ttl) + 60)
-        count, _ = pipe.execute()
-        if int(count) > limit:
-            self.r.decr(key)
-            return None
-        return key
+    def renew_lease(self, key: str, lease: str, ms: int) -> bool:
+        """Extend ``lease`` to ``ms`` milliseconds from now; ``False`` if it is gone (it expired)."""
+        return bool(self.run(self._renew_lease, [key], [lease, ms]))
 
-    def close_stream(self, key: str) -> None:
-        self.r.decr(key)
+    def drop_lease(self, key: str, lease: str) -> None:
+        self.r.zrem(key, lease)
 
     def ping(self) -> bool:
         return bool(self.r.ping())

@@ -128,7 +128,7 @@ def test_total_cap_on_waiting_clients_is_a_503_naming_it(tmp_path: Path, sockets
         # Reading without waiting is never refused.
         assert requests.get(f"{server.url}/v1/games/{game_id}/events", timeout=60).status_code == 200
 
-        # A stream that goes away gives its place back (noticed at its next keep-alive).
+        # A stream that goes away gives its place back (at once: deadlines.HangUp).
         first.close()
 
         def a_long_poll_is_admitted() -> bool:

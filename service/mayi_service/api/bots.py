@@ -13,9 +13,10 @@ from marshmallow import Schema, ValidationError, fields, validate
 from .. import codec, webhooks
 from .. import schemas as s
 from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
+from ..deadlines import HangUp
 from ..problems import ServiceError
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
-from .games import WAITS, _client_key, _games, _slot_errors
+from .games import WAITS, _client_key, _slot, _slot_errors
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 
@@ -331,11 +332,13 @@ class Decisions(MethodView):
         token = bearer_token()
         settings = services().settings
         wait = min(wait, settings.max_wait_seconds)
-        slot = _games().wait_slot(
-            f"wait:{_client_key(token)}", settings.max_waits_per_client, wait, settings.max_waiting_per_process
-        )
-        with _slot_errors(WAITS, settings.max_waits_per_client):
-            page = bots().poll(token, wait, frozenset(skip), slot)
+        slot = _slot(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
+        hangup = HangUp(request.environ)
+        try:
+            with _slot_errors(WAITS, settings.max_waits_per_client):
+                page = bots().poll(token, wait, frozenset(skip), slot, hangup)
+        finally:
+            hangup.close()
         if page.decisions:
             answers_decision()  # it brings decisions: not counted by the rate limits
         if not slot.held:

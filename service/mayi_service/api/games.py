@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import redis
 from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
@@ -18,11 +20,14 @@ from mayi_engine import GameStatus, move_from_json
 from .. import codec
 from .. import games as model
 from .. import schemas as s
+from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
-from ..games import ProcessSlotsFull, Viewer, token_hash
+from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
+
+log = logging.getLogger(__name__)
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
@@ -360,7 +365,11 @@ class Events(MethodView):
             events = games.events(game_id, viewer, query["after"], 0)
         else:
             with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
-                events = games.events(game_id, viewer, query["after"], wait)
+                hangup = HangUp(request.environ, lambda: games.repo.hub.interrupt(games.repo.events_key(game_id)))
+                try:
+                    events = games.events(game_id, viewer, query["after"], wait, gone=hangup)
+                finally:
+                    hangup.close()
         last = events[-1]["seq"] if events else query["after"]
         return {"events": events, "last": last}
 
@@ -396,12 +405,17 @@ class EventStream(MethodView):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
         settings = services().settings
+        heartbeat = settings.sse_heartbeat_seconds
+        # The stream's lease is renewed at each heartbeat, and lasts two (and a margin).
+        slot = _slot(_client_key(token), settings.max_streams_per_client, 2 * heartbeat)
         held = ExitStack()
-        held.enter_context(
-            _waiting(STREAMS, _client_key(token), settings.max_streams_per_client, settings.sse_max_seconds)
-        )
+        with _slot_errors(STREAMS, settings.max_streams_per_client):
+            slot.take()
+        held.callback(_give, slot)
         try:
-            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, settings.sse_heartbeat_seconds)
+            hangup = HangUp(request.environ, lambda: games.repo.hub.interrupt(games.repo.events_key(game_id)))
+            held.callback(hangup.close)
+            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, heartbeat, slot, hangup)
             response = Response(
                 stream_with_context(events),
                 mimetype="text/event-stream",
@@ -431,16 +445,39 @@ STREAMS = _Kind(
 WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
+def _slot(client: str, per_client: int, seconds: float) -> model.WaitSlot:
+    """A waiting slot of ``client`` (a token, or an address) whose lease lasts ``seconds``
+    (and a margin), counted against this process and the request's address (not taken yet)."""
+    settings = services().settings
+    return _games().wait_slot(
+        client,
+        per_client,
+        seconds,
+        settings.max_waiting_per_process,
+        address_key((request.remote_addr or "?",)),
+        settings.max_waiting_per_address,
+    )
+
+
+def _give(slot: model.WaitSlot) -> None:
+    """Give ``slot`` back as a stream ends; with the game store down, its lease is left to expire."""
+    try:
+        slot.give()
+    except redis.RedisError as exc:
+        log.warning("a stream's waiting slot is left to expire (%s): %s", slot.key, exc)
+
+
 @contextmanager
 def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
-    """Hold one waiting slot of this process and one of ``client`` (a token, or an
-    address) while the body runs: 503 when the process is full, 429 when the client is."""
-    settings = services().settings
-    with (
-        _slot_errors(kind, per_client),
-        _games().waiting_slot(client, per_client, seconds, settings.max_waiting_per_process),
-    ):
+    """Hold one waiting slot of this process, of the request's address and of ``client``
+    while the body runs: 503 when the process is full, 429 when the address or the client is."""
+    slot = _slot(client, per_client, seconds)
+    with _slot_errors(kind, per_client):
+        slot.take()
+    try:
         yield
+    finally:
+        slot.give()
 
 
 @contextmanager
@@ -458,6 +495,15 @@ def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
             "or read the events without waiting (wait=0)",
             {"Retry-After": "5"},
         ) from exc
+    except AddressSlotsFull as exc:
+        raise ServiceError(
+            429,
+            "rate_limited",
+            f"Too many event streams and waiting long-polls from {exc.address} at once: at most {exc.limit} per "
+            "address in a server process, over all of its tokens (MAYI_MAX_WAITING_PER_ADDRESS); close one, "
+            "or retry after Retry-After seconds",
+            {"Retry-After": "5"},
+        ) from exc
     except StreamSlotsFull as exc:
         raise ServiceError(
             429,
@@ -473,13 +519,32 @@ def _client_key(token: str | None) -> str:
 
 
 def _sse(
-    games: model.Games, game_id: str, viewer: Viewer, after: int, max_seconds: float, heartbeat: float
+    games: model.Games,
+    game_id: str,
+    viewer: Viewer,
+    after: int,
+    max_seconds: float,
+    heartbeat: float,
+    slot: model.WaitSlot,
+    hangup: HangUp,
 ) -> Iterator[str]:
+    """The stream's text: events as they come, a keep-alive at each ``heartbeat``, which also
+    renews the stream's lease (``slot``); it ends after ``max_seconds``, when the lease is
+    gone (the client reconnects and is admitted again), or when the client hangs up."""
     end = time.monotonic() + max_seconds
+    renew_at = time.monotonic() + heartbeat
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
-        wait = max(0.05, min(heartbeat, end - time.monotonic()))
-        found = games.events(game_id, viewer, after, wait)
+        if hangup.gone:
+            return
+        if time.monotonic() >= renew_at:
+            if not slot.renew():
+                return
+            renew_at = time.monotonic() + heartbeat
+        wait = max(0.05, min(heartbeat, end - time.monotonic(), renew_at - time.monotonic()))
+        found = games.events(game_id, viewer, after, wait, gone=hangup)
+        if hangup.gone:
+            return
         if not found:
             if games.load(game_id).status == GameStatus.FINISHED:
                 # The last events may have moved to the archive while we waited: read once more.
