@@ -10,13 +10,9 @@ from typing import Any
 import requests
 from playwright.sync_api import Page, expect
 
-#: Every page of every test comes from one address (127.0.0.1), and a closed page's event
-#: stream may be counted until the server next writes to it: no per-client caps here.
+#: The settings a user gets (rate limits and the per-client caps included), but for:
 SERVER_ENV = {
-    "MAYI_RATE_LIMITS_ENABLED": "false",
-    "MAYI_MAX_STREAMS_PER_CLIENT": "1000",
-    "MAYI_MAX_WAITS_PER_CLIENT": "1000",
-    "MAYI_SCHEDULE_CLOCK_JOBS": "true",  # house bots need the job worker
+    "MAYI_SCHEDULE_CLOCK_JOBS": "true",  # house bots need the job worker (the tests' helper turns it off)
     # Streams end after 6 s (300 s in production): every page reconnects and resumes with
     # Last-Event-ID again and again, and a test can drop a page's connection by going offline.
     "MAYI_SSE_MAX_SECONDS": "6",
