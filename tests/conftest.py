@@ -44,14 +44,9 @@ def redis_client(redis_url: str) -> redis.Redis:
 
 @pytest.fixture
 def settings(redis_url: str) -> Settings:
-    """Settings with a key prefix of its own, so tests never see each other's games."""
-    return Settings(
-        redis_url=redis_url,
-        key_prefix=f"t{uuid.uuid4().hex[:10]}",
-        rate_limits_enabled=False,
-        schedule_clock_jobs=False,
-        queue_name=f"q{uuid.uuid4().hex[:10]}",
-    )
+    """The settings a user gets (rate limits, clock jobs, caps), with a key prefix and a job
+    queue of their own, so tests never see each other's games or jobs."""
+    return Settings(redis_url=redis_url, key_prefix=f"t{uuid.uuid4().hex[:10]}", queue_name=f"q{uuid.uuid4().hex[:10]}")
 
 
 @pytest.fixture

@@ -178,7 +178,6 @@ def mayi_serve(
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
     env.update(
         {
-            "MAYI_SCHEDULE_CLOCK_JOBS": "false",
             "MAYI_QUEUE_NAME": f"q{uuid.uuid4().hex[:10]}",
             "PYTHONUNBUFFERED": "1",
         }

@@ -211,8 +211,8 @@ def test_a_clock_whose_job_was_lost_is_played_anyway(
 
 def test_an_action_after_the_deadline_first_applies_the_due_timeouts(client: Any, settings: Settings) -> None:
     """No worker at all: the first request that acts on the game after a deadline applies
-    the timeouts that are due (ordinary events, marked ``timeout``) before its own move."""
-    assert not settings.schedule_clock_jobs
+    the timeouts that are due (ordinary events, marked ``timeout``) before its own move.
+    (The clock's jobs are queued, as by default, but no worker takes them here.)"""
     created = _create(client, QUICK_TABLE)
     game_id = created["game_id"]
     view = created["game"]

@@ -148,11 +148,21 @@ def _play_until_it_decides(client: Any, game_id: str, bot: dict[str, Any], other
     raise AssertionError("the webhook bot never had to decide")
 
 
+@pytest.fixture
+def uncounted(settings: Settings) -> tuple[Any, Any]:
+    """The app and its test client with the rate limits off: the limiter's own Redis calls
+    (what each limit costs is tested in test_rate_limit_policy.py) would be counted here as
+    the move's, which these tests count."""
+    app = create_app(replace(settings, rate_limits_enabled=False))
+    return app, app.test_client()
+
+
 def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
-    app: Any, client: Any, settings: Settings, redis_url: str
+    uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
     """The discard that gives the other bot its draw: the load script (with the bot token's
     look-up), then the commit script, which wakes the other bot's waiting poll; nothing after."""
+    app, client = uncounted
     bots = _bots(app)
     first, second = register(client, None, "first"), register(client, None, "second")
     game_id = _two_bot_game(client, first, second)
@@ -192,9 +202,10 @@ def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
 
 
 def test_a_move_in_a_game_without_bots_sends_nothing_more(
-    app: Any, client: Any, settings: Settings, redis_url: str
+    uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
     """People's moves: the load and the commit, with no key of any bot."""
+    _, client = uncounted
     body = {
         "variant": "may_i",
         "seats": 2,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from serving import Served, mayi_serve
 
 from mayi_bots import NAMES
 from mayi_sdk import Bot, Client, GameView, LegalMove
+from mayi_service.app import create_app
+from mayi_service.config import Settings
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 #: The longest a game's last two rounds may take on a loaded CI machine (a cap, not a timing).
@@ -124,7 +127,9 @@ def _open_table(client: Any) -> str:
     return str(created.get_json()["game_id"])
 
 
-def test_a_server_without_a_job_worker_refuses_house_bots_naming_the_setting(client: Any) -> None:
+def test_a_server_without_a_job_worker_refuses_house_bots_naming_the_setting(settings: Settings) -> None:
+    # Clock jobs off: a server that says it runs no job worker (the setting under test).
+    client = create_app(replace(settings, schedule_clock_jobs=False)).test_client()
     game_id = _open_table(client)
     refused = client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random"})
     assert refused.status_code == 409
