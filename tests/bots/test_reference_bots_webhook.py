@@ -26,7 +26,7 @@ GAME_CAP = 300.0
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
-    env = {"MAYI_WEBHOOK_ALLOW_PRIVATE": "true", "MAYI_RATE_LIMITS_ENABLED": "false"}
+    env = {"MAYI_WEBHOOK_ALLOW_PRIVATE": "true"}  # the receivers are on loopback
     with ready_server(tmp_path, env, worker=True) as server:
         yield server
 
