@@ -16,9 +16,12 @@ workers) on a free loopback port, and then at once:
   spectator): before each wait it reads the table's ``deadline``; the first event batch
   marked ``timeout`` that arrives is a clock action, its lateness the event's ``time``
   minus that deadline. Once every seat of a table is absent (three timeouts in a row
-  each), the clock plays the rest of its game in one commit, a *play-out* of hundreds
-  of moves (a batch of more than ``PLAY_OUT_EVENTS`` events): its CPU delays the clocks
-  of the other tables, and a line shows the p99 without the play-outs themselves;
+  each), the clock plays the rest of its game at once, a *play-out*: commits of up to
+  500 decisions (a batch of more than ``PLAY_OUT_EVENTS`` events), each due the moment
+  the one before it is committed (the view's ``deadline`` is then that moment), so its
+  lateness is how long the clock took to come back to the table. These are clock
+  actions like the others and count in every figure; a line also shows the p99
+  without them;
 * creates one table of three house bots (ten-minute clocks: only the bots move it); a
   house-bot decision's latency is the time between an event and the house bot's move
   that answers it (the events' ``time``), its thinking included.
@@ -59,8 +62,8 @@ from typing import Any
 import requests
 
 ROOT = Path(__file__).resolve().parent.parent
-#: A clock commit with more events than this is a play-out: every seat of the table is absent,
-#: and the clock plays the rest of the game in one commit (hundreds of moves of CPU).
+#: A clock commit with more events than this is a play-out step: every seat of the table is
+#: absent, and the clock plays the rest of the game at once, up to 500 decisions a commit.
 PLAY_OUT_EVENTS = 20
 
 

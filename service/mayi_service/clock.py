@@ -135,21 +135,33 @@ class Clock:
         """Play the clocks whose exact deadline has passed (not waiting for their job's whole
         second); return the seconds until the next deadline of the coming ``poll`` seconds
         (at most ``poll``). A deadline is played by the one timer that claims it; after that
-        the game is left to its job, the sweeper and its next deadline."""
-        now = self.now()
-        # A clock job is due no later than its deadline rounded up: these include every
-        # game whose deadline falls within the next ``poll`` seconds.
-        soon = self.repo.due_games(now + poll + 1.0, limit=1000)
-        wait = poll
+        the game is left to its job, the sweeper and its next deadline.
+
+        A play-out (every seat absent: the clock plays on at once, a commit of up to
+        :data:`~mayi_engine.clocks.MAX_TIMEOUT_STEPS` decisions at a time) never holds up a
+        clock that fell due at another table: the clocks due are played first, earliest
+        first, then one step of a play-out, and the deadlines are read again before the next,
+        until nothing is due."""
         played: dict[str, float] = {}
-        for game_id, deadline in zip(soon, self.repo.deadlines(soon), strict=True):
-            if deadline is None:
-                continue
-            if deadline > now:
-                wait = min(wait, deadline - now)
-            elif self._played.get(game_id) == deadline:
-                played[game_id] = deadline  # its job or the sweeper does the rest
-            else:
+        while True:
+            now = self.now()
+            # A clock job is due no later than its deadline rounded up: these include every
+            # game whose deadline falls within the next ``poll`` seconds.
+            soon = self.repo.due_games(now + poll + 1.0, limit=1000)
+            wait = poll
+            due: list[tuple[bool, float, str]] = []
+            for game_id, (deadline, at_once) in zip(soon, self.repo.deadlines(soon), strict=True):
+                if deadline is None:
+                    continue
+                if deadline > now:
+                    wait = min(wait, deadline - now)
+                elif deadline in (played.get(game_id), self._played.get(game_id)):
+                    played[game_id] = deadline  # its job or the sweeper does the rest
+                else:
+                    due.append((at_once, deadline, game_id))
+            if not due:
+                break
+            for at_once, deadline, game_id in sorted(due):  # the clocks first, then the play-outs
                 played[game_id] = deadline
                 if not self.repo.claim_deadline(game_id, deadline):
                     continue  # another worker's timer plays it
@@ -157,6 +169,8 @@ class Clock:
                     games.run_clock(game_id)
                 except Exception:  # keep playing the others; the job and the sweeper try again
                     log.exception("clock of game %s", game_id)
+                if at_once:
+                    break  # one step of a play-out: then the clocks that fell due meanwhile
         self._played = played
         return max(0.001, wait - (self.now() - now))
 

@@ -341,7 +341,9 @@ class Games:
             self.repo.index(after, before.status)
         if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
             self.repo.archive_events(after.id, final=True)
-        elif change.round_ended:
+        elif change.round_ended and not (after.deadline is not None and after.deadline <= now):
+            # (A play-out goes on at once: its rounds are archived at the next round end the
+            # clock waits for, or at the game's end, in one go instead of once a round.)
             self.repo.archive_events(after.id, final=False)
         if clock_at and self.on_commit is not None:
             self.on_commit(after, clock_at)
@@ -620,6 +622,8 @@ class Games:
                 "seq": str(seq),
                 "status": game_status,
                 "deadline": "" if due is None else repr(due),
+                # Due when committed: the clock plays on at once (absent seats), a play-out step.
+                "at_once": "1" if due is not None and due <= now else "",
             },
             events=self._stamp(events, record.seq, now),
             clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
