@@ -55,14 +55,15 @@ class DirectHTTP:
         self.host = host if parts.port in (None, 80) else f"{host}:{parts.port}"
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._open: set[socket.socket] = set()
+        #: Every socket kept, with the thread it is kept for.
+        self._open: dict[socket.socket, threading.Thread] = {}
         _ALL.add(self)
 
     def _forget(self) -> None:
         """In a forked child: the parent's sockets (and its lock's state) are not the child's."""
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._open = set()
+        self._open = {}
 
     def send(
         self,
@@ -106,7 +107,7 @@ class DirectHTTP:
     def close(self) -> None:
         """Close every socket kept (of every thread)."""
         with self._lock:
-            kept, self._open = self._open, set()
+            kept, self._open = list(self._open), {}
         for sock in kept:
             sock.close()
 
@@ -139,15 +140,20 @@ class DirectHTTP:
         except OSError as exc:
             raise requests.ConnectionError(f"connecting to {self.host}: {exc!r}") from exc
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        with self._lock:
-            self._open.add(sock)
+        with self._lock:  # the sockets of threads that have ended are closed: they are no one's
+            gone = [s for s, thread in self._open.items() if not thread.is_alive()]
+            for s in gone:
+                del self._open[s]
+            self._open[sock] = threading.current_thread()
+        for s in gone:
+            s.close()
         self._local.kept = sock
         return sock, False
 
     def _close(self, sock: socket.socket) -> None:
         self._local.kept = None
         with self._lock:
-            self._open.discard(sock)
+            self._open.pop(sock, None)
         sock.close()
 
 
