@@ -2,7 +2,8 @@
 loopback sockets against a small HTTP/1.1 server that keeps connections alive and notes
 every connection and request: requests share one kept connection; a connection the
 server closed is replaced without an error; each thread, and a forked child, has its own
-connection; a request is the head and body ``requests`` would send; the answer is read as ``requests`` reads it
+connection, closed once its thread has ended; a request is the head and body ``requests``
+would send; the answer is read as ``requests`` reads it
 (a chunked or gzip body, headers of any case, cookies kept); a header with a line break
 is refused, naming it; a server that does not answer is a ``TransportError``."""
 
@@ -13,6 +14,7 @@ import json
 import multiprocessing
 import socket
 import threading
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -32,6 +34,7 @@ class KeepAliveServer(ThreadedListener):
 
     def __init__(self) -> None:
         self.connections = 0
+        self.hung_up = 0  # connections the client closed
         self.requests: list[tuple[int, bytes]] = []  # (connection number, the request as received)
         self.close_after: int | None = None
         self.lock = threading.Lock()
@@ -61,6 +64,8 @@ class KeepAliveServer(ThreadedListener):
                 while not _whole(data):
                     chunk = conn.recv(65536)
                     if not chunk:
+                        with self.lock:
+                            self.hung_up += 1
                         return
                     data += chunk
                 request, data = _split(data)
@@ -149,6 +154,24 @@ def test_each_thread_has_its_own_connection(server: KeepAliveServer) -> None:
     assert done == [True]
     assert server.connections == 2
     assert sorted(n for n, _ in server.requests) == [1, 1, 2, 2]
+
+
+def test_the_connections_of_threads_that_ended_are_closed(server: KeepAliveServer) -> None:
+    with Client(server.url, "mayi_bot_t") as client:
+        for _ in range(12):  # short-lived threads, as a webhook bot's request handlers are
+            thread = threading.Thread(target=client.get_decisions)
+            thread.start()
+            thread.join(60)
+        client.get_decisions()  # a new connection: it closes the ones no thread keeps
+        deadline = time.monotonic() + 30
+        while server.hung_up < 12 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.connections == 13
+        assert server.hung_up == 12  # only this thread's connection is still open
+    deadline = time.monotonic() + 30
+    while server.hung_up < 13 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.hung_up == 13
 
 
 def _child(client: Client, out: object) -> None:
