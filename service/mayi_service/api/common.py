@@ -30,7 +30,7 @@ _ERROR_TEXT = {
     409: "The rules forbid this now (not your turn, wrong phase, claims still open, ...)",
     412: "If-Match: the game has moved on (version_conflict)",
     413: "The request body is too large",
-    422: "The request is malformed, or the rules never allow it (names the rule and the cards)",
+    422: "The request is malformed, or the game as it is now does not allow this move (names the rule and the cards)",
     429: "Rate limited: retry after Retry-After seconds",
     503: "Busy, or the game store is not reachable: retry after Retry-After seconds "
     "(an action may have been applied: retry with the same Idempotency-Key)",
