@@ -189,7 +189,11 @@ class Cors:
 
         self.app = Flask("mayi-worker-cors")
         CORS(self.app, origins=list(origins), expose_headers=list(CORS_EXPOSED_HEADERS))
-        self.any_origin = "*" in origins
+        #: The headers of an answer to no request read, when every origin is allowed.
+        self.unread: dict[str, str] = {}
+        if "*" in origins:
+            self.unread = {**self._for("null"), "Access-Control-Allow-Origin": "*"}
+            self.unread.pop("Vary", None)
 
     def headers(self, req: Any) -> dict[str, str]:
         """The CORS headers of an answer to ``req`` (gunicorn's request): like the app's,
@@ -197,11 +201,7 @@ class Cors:
         head was too large, or the connection is refused before it): then
         ``Access-Control-Allow-Origin: *`` if every origin is allowed, else none."""
         if req is None:
-            if not self.any_origin:
-                return {}
-            found = self._for("null")
-            found.pop("Vary", None)
-            return {**found, "Access-Control-Allow-Origin": "*"}
+            return self.unread
         origin = next((value for name, value in req.headers if name == "ORIGIN"), None)
         return {} if origin is None else self._for(origin)
 

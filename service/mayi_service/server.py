@@ -6,8 +6,8 @@ memory, not a thread (docs/architecture.md, "Serving model"). The worker class
 below is gunicorn's gevent worker plus three things: a higher open-file limit (each
 waiting client holds a client socket and a Redis connection), the objects of the loaded
 app frozen out of the garbage collector's sight, and gunicorn's own
-error answers (414, 431, 400 for a request it cannot parse) as
-``application/problem+json`` like every other error of the service.
+error answers (414, 431, 400 for a request it cannot parse, 501) as
+``application/problem+json`` like every other error of the service, with its CORS headers.
 """
 
 from __future__ import annotations
