@@ -23,11 +23,12 @@ from .api import games, health
 from .api import ladder as ladder_api
 from .api.common import DECISION, Services, bearer_token
 from .clock import game_parts
-from .config import Settings
+from .config import CORS_EXPOSED_HEADERS, Settings
 from .games import token_hash
 from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
 from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, connect, is_cluster_url, jobs_url, redis_url
 from .web import blp as _web_blp
+from .web import docs_headers as web_docs_headers
 
 API_VERSION = "1.0.0"
 
@@ -387,8 +388,7 @@ def _request_hooks(app: Flask, settings: Settings) -> None:
     CORS headers (flask-cors) are only worked out for requests that carry an ``Origin``:
     a browser always sends one on a cross-origin request, and the work costs about a tenth
     of a millisecond that bots and servers would pay for nothing."""
-    exposed = ["ETag", "Retry-After", "Location", "RateLimit", "RateLimit-Policy"]
-    CORS(app, origins=list(settings.cors_origins), expose_headers=exposed)
+    CORS(app, origins=list(settings.cors_origins), expose_headers=list(CORS_EXPOSED_HEADERS))
     cors_headers = app.after_request_funcs[None].pop()  # the after-request function CORS() just added
     metrics = health.after_request
 
@@ -455,6 +455,7 @@ def _docs(app: Flask) -> None:
 
     config = {"app_name": "May I game service", "validatorUrl": None}
     ui = get_swaggerui_blueprint("/docs", "/openapi.json", config=config)
+    ui.after_request(web_docs_headers)  # its Content-Security-Policy, no framing, nosniff
     app.register_blueprint(ui)
 
     app.register_blueprint(_web_blp)  # the web table at / (links to /docs/)

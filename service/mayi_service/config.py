@@ -6,6 +6,10 @@ import os
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+#: The response header fields a browser's script may read on a cross-origin answer (CORS),
+#: on the app's answers and on the worker's own error answers alike.
+CORS_EXPOSED_HEADERS = ("ETag", "Retry-After", "Location", "RateLimit", "RateLimit-Policy", "Accept-Encoding")
+
 
 class SettingError(ValueError):
     """A setting (an environment variable, or the option that sets it) that cannot be used;

@@ -11,17 +11,24 @@ hold only so many (docs/operations.md, "Connections and deadlines"):
   ``Expect: 100-continue``): it is read whole before the app runs, within
   ``MAYI_BODY_TIMEOUT_SECONDS`` (408 beyond) and up to ``MAYI_MAX_BODY_BYTES``
   (413 as soon as a length or a chunk size says more); malformed chunked framing
-  is a 400 naming what is wrong;
+  is a 400 naming what is wrong, and a transfer coding other than ``chunked``
+  (``gzip``, ``identity``, ``gzip, chunked``, ...) a 501;
 - **the answer**: each write (a whole answer, or one event of a stream) must be
   taken by the client within ``MAYI_WRITE_TIMEOUT_SECONDS``, or the connection is
   closed;
 - **per address**: at most ``MAYI_MAX_CONNECTIONS_PER_ADDRESS`` connections of one
   client address (an IPv6 address's /64) at once in a worker process; one more is
   answered 429 and closed. In total, gunicorn's ``worker_connections``.
+
+Every answer the worker writes itself (these refusals, and gunicorn's own error
+answers) carries the CORS headers the app's answers would (``MAYI_CORS_ORIGINS``),
+so that a browser's script can read it.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import io
 import ipaddress
 from collections import Counter
@@ -34,9 +41,14 @@ from gunicorn.http.errors import (
     ChunkMissingTerminator,
     InvalidChunkExtension,
     InvalidChunkSize,
+    InvalidHeader,
     NoMoreData,
     ParseException,
+    UnsupportedTransferCoding,
 )
+
+#: The CORS headers of the error answer the worker is writing now (this greenlet's).
+ERROR_CORS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("mayi_error_cors", default=None)
 
 #: Seconds a refused connection may linger to take in the request it sent (so that
 #: closing does not reset the connection under the answer), at most.
@@ -95,15 +107,47 @@ def address_key(addr: Any) -> str | None:
     return str(ip)
 
 
+#: The one transfer coding the service reads (RFC 9112 section 7).
+CHUNKED = "chunked"
+
+
+def other_codings(headers: Any) -> list[str]:
+    """The transfer codings of ``Transfer-Encoding`` fields among ``headers`` (gunicorn's
+    ``(NAME, value)`` pairs) other than ``chunked``: the service implements none of them."""
+    found: list[str] = []
+    for name, value in headers:
+        if name == "TRANSFER-ENCODING":
+            found += [c for c in (v.strip(" \t").lower() for v in value.split(",")) if c != CHUNKED]
+    return found
+
+
+def not_implemented(codings: list[str]) -> Refused:
+    """The 501 for a request whose ``Transfer-Encoding`` names ``codings`` (RFC 9112 section 6.1)."""
+    named = ", ".join(repr(c) for c in codings)
+    detail = (
+        f"Transfer-Encoding: {named} is not implemented: the only transfer coding this service reads is "
+        "'chunked' (send the body as it is, with a Content-Length or chunked)"
+    )
+    return Refused(501, "Not Implemented", detail)
+
+
 def _framing(req: Any) -> tuple[bool, int]:
-    """Whether the body is chunked, and its ``Content-Length`` (0 if none)."""
+    """Whether the body is chunked, and its ``Content-Length`` (0 if none). Raises the 501
+    :class:`Refused` for a transfer coding other than ``chunked`` (gunicorn takes ``gzip,
+    chunked`` as chunked, and so would hand on a compressed body as if it were the body)."""
     length = 0
+    chunked = False
     for name, value in req.headers:
         if name == "TRANSFER-ENCODING":
-            return True, 0  # gunicorn refuses every other transfer coding (501, 400)
-        if name == "CONTENT-LENGTH":
+            chunked = True  # (gunicorn refused a coding list that does not end with chunked)
+        elif name == "CONTENT-LENGTH":
             with suppress(ValueError):  # (gunicorn refused a length that is not digits)
                 length = int(value)
+    if chunked:
+        codings = other_codings(req.headers)
+        if codings:
+            raise not_implemented(codings)
+        return True, 0
     return False, length
 
 
@@ -131,6 +175,44 @@ def _malformed(exc: Exception) -> str:
     if isinstance(exc, InvalidChunkExtension):
         return f"a chunk extension is not valid ({exc.reason})"
     return f"its trailer section is not valid ({exc})"
+
+
+class Cors:
+    """The CORS headers of the app's answers (flask-cors, configured as ``app._request_hooks``
+    configures it, on a Flask app of its own), for the answers the worker writes itself."""
+
+    def __init__(self, origins: tuple[str, ...]) -> None:
+        from flask import Flask
+        from flask_cors import CORS
+
+        from .config import CORS_EXPOSED_HEADERS
+
+        self.app = Flask("mayi-worker-cors")
+        CORS(self.app, origins=list(origins), expose_headers=list(CORS_EXPOSED_HEADERS))
+        #: The headers of an answer to no request read, when every origin is allowed.
+        self.unread: dict[str, str] = {}
+        if "*" in origins:
+            self.unread = {**self._for("null"), "Access-Control-Allow-Origin": "*"}
+            self.unread.pop("Vary", None)
+
+    def headers(self, req: Any) -> dict[str, str]:
+        """The CORS headers of an answer to ``req`` (gunicorn's request): like the app's,
+        only for a request that carries an ``Origin``. ``None``: no request was read (its
+        head was too large, or the connection is refused before it): then
+        ``Access-Control-Allow-Origin: *`` if every origin is allowed, else none."""
+        if req is None:
+            return self.unread
+        origin = next((value for name, value in req.headers if name == "ORIGIN"), None)
+        return {} if origin is None else self._for(origin)
+
+    def _for(self, origin: str) -> dict[str, str]:
+        with self.app.test_request_context("/", headers={"Origin": origin}):
+            answer = self.app.process_response(self.app.response_class())
+        return {
+            name: value
+            for name, value in answer.headers.items()
+            if name.startswith("Access-Control-") or name == "Vary"
+        }
 
 
 def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | None:
@@ -191,10 +273,11 @@ class BoundedConnections:
     write_seconds: float
     per_address: int
     held: Counter[str]
+    cors_origins: tuple[str, ...]
     log: Any
 
-    def problem(self, status: int, reason: str, detail: str) -> bytes:  # pragma: no cover - the worker's
-        raise NotImplementedError
+    def problem(self, status: int, reason: str, detail: str, headers: dict[str, str] | None = None) -> bytes:
+        raise NotImplementedError  # pragma: no cover - the worker's
 
     def init_process(self) -> None:
         from .config import Settings
@@ -206,7 +289,13 @@ class BoundedConnections:
         # Behind a proxy every connection comes from the proxy: the proxy bounds its clients.
         self.per_address = settings.max_connections_per_address if settings.trusted_proxies == 0 else 0
         self.held = Counter()
+        self.cors_origins = settings.cors_origins
         super().init_process()  # type: ignore[misc]
+
+    @functools.cached_property
+    def cors(self) -> Cors:
+        """Made at its first use, in the worker once it runs (gevent's patches are in place)."""
+        return Cors(self.cors_origins)
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
         key = address_key(addr) if self.per_address else None
@@ -231,16 +320,32 @@ class BoundedConnections:
         )
         self.log.info("refused a connection from %s: %d open (MAYI_MAX_CONNECTIONS_PER_ADDRESS)", key, self.per_address)
         with suppress(OSError):
-            util.write_nonblock(client, self.problem(429, "Too Many Requests", detail))
+            util.write_nonblock(client, self.problem(429, "Too Many Requests", detail, self.cors.headers(None)))
         util.close_graceful(client, timeout=REFUSAL_LINGER_SECONDS)
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """gunicorn's error answer, with the CORS headers of the request's ``Origin``; a
+        ``Transfer-Encoding`` gunicorn refuses as malformed (``gzip``, ``identity``: no
+        ``chunked`` at the end) is a 501 when it names a coding other than ``chunked``."""
+        read = req if req is not None else getattr(exc, "req", None)
+        if isinstance(exc, InvalidHeader) and exc.hdr == "TRANSFER-ENCODING" and read is not None:
+            codings = other_codings(read.headers)
+            if codings:
+                exc = UnsupportedTransferCoding(", ".join(codings))
+        token = ERROR_CORS.set(self.cors.headers(read))
+        try:
+            super().handle_error(req, client, addr, exc)  # type: ignore[misc]
+        finally:
+            ERROR_CORS.reset(token)
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         try:
             data = read_body(req, sock, self.max_body, self.body_seconds)
         except Refused as refused:
             self.log.info("refused a request from %s: %s", addr[0] if addr else "?", refused.detail)
+            cors = self.cors.headers(req)
             with suppress(OSError):
-                util.write_nonblock(sock, self.problem(refused.status, refused.reason, refused.detail))
+                util.write_nonblock(sock, self.problem(refused.status, refused.reason, refused.detail, cors))
             # Half-close and drain what is left (bounded), so that the answer is not lost to a reset.
             util.close_graceful(sock)
             raise StopIteration() from None  # gunicorn closes the connection

@@ -26,7 +26,8 @@ log = logging.getLogger(__name__)
 PROBLEM_TYPE = "https://mayi.invalid/problems/"
 CONTENT_TYPE = "application/problem+json"
 
-#: HTTP status of each engine error code (409: not now; 422: never as sent), from the engine's ErrorCode.
+#: HTTP status of each engine error code, from the engine's ErrorCode (409: a move of this
+#: kind is not the seat's now; 422: this move is not legal in the game as it is, or malformed).
 ENGINE_STATUS = {code.value: code.http_status for code in ErrorCode}
 
 TITLES = {

@@ -6,8 +6,8 @@ memory, not a thread (docs/architecture.md, "Serving model"). The worker class
 below is gunicorn's gevent worker plus three things: a higher open-file limit (each
 waiting client holds a client socket and a Redis connection), the objects of the loaded
 app frozen out of the garbage collector's sight, and gunicorn's own
-error answers (414, 431, 400 for a request it cannot parse) as
-``application/problem+json`` like every other error of the service.
+error answers (414, 431, 400 for a request it cannot parse, 501) as
+``application/problem+json`` like every other error of the service, with its CORS headers.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ import logging
 import resource
 import signal
 from collections.abc import Callable
+from contextlib import suppress
+from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
@@ -27,7 +29,7 @@ from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
 # Nothing imported here may import redis or requests: gunicorn's master imports this module
 # for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
-from .deadlines import BoundedConnections
+from .deadlines import ERROR_CORS, BoundedConnections, not_implemented
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +48,13 @@ GUNICORN_ERRORS = {
 }
 
 
-def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]) -> bytes:
+def problem_bytes(
+    status: int, reason: str, message: str, limits: dict[str, int], headers: dict[str, str] | None = None
+) -> bytes:
     """A whole HTTP response: gunicorn's error ``status`` as problem details whose
-    ``detail`` names the limit or the rule the request broke.
+    ``detail`` names the limit or the rule the request broke, with ``headers`` (the
+    CORS headers) besides its own. The title is the reason phrase: the status's own
+    where gunicorn gives another's (its 501 is "Bad Request").
 
     >>> head, _, body = problem_bytes(414, "URI Too Long", "Request Line is too large (9000 > 4094)",
     ...     {"limit_request_line": 4094}).partition(b"\\r\\n\\r\\n")
@@ -58,6 +64,9 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
     from .problems import CONTENT_TYPE, PROBLEM_TYPE
 
     code = GUNICORN_ERRORS.get(status, "bad_request" if 400 <= status < 500 else "internal_error")
+    if reason == "Bad Request" and status != 400:  # (gunicorn's reason for its 501)
+        with suppress(ValueError):
+            reason = HTTPStatus(status).phrase
     if status == 414:
         detail = (
             f"{message}: the request line (method, path and query string) may be at most "
@@ -70,14 +79,20 @@ def problem_bytes(status: int, reason: str, message: str, limits: dict[str, int]
         )
     elif status in (408, 413, 429):
         detail = message
+    elif status == 501 and message.startswith("Unsupported transfer coding: "):  # gunicorn's own
+        detail = not_implemented([message.split(": ", 1)[1].strip("'\"")]).detail
+    elif status == 501:
+        detail = message
     elif status == 500:
         detail = "Something went wrong on our side; it has been logged"
     else:
         detail = f"The request is not valid HTTP/1.1: {message}" if message else "The request is not valid HTTP/1.1"
     body = json.dumps({"type": PROBLEM_TYPE + code, "title": reason, "status": status, "detail": detail, "code": code})
-    retry = "Retry-After: 1\r\n" if status == 429 else ""
+    extra = {"Retry-After": "1"} if status == 429 else {}
+    extra.update(headers or {})
+    lines = "".join(f"{name}: {value}\r\n" for name, value in extra.items())
     head = (
-        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {CONTENT_TYPE}\r\n{retry}"
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {CONTENT_TYPE}\r\n{lines}"
         f"Content-Length: {len(body)}\r\n\r\n"
     )
     return (head + body).encode("latin-1")
@@ -99,7 +114,7 @@ class GeventWorker(BoundedConnections, _GunicornGeventWorker):  # type: ignore[m
         }
 
         def write_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-            util.write_nonblock(sock, problem_bytes(status_int, reason, mesg, limits))
+            util.write_nonblock(sock, problem_bytes(status_int, reason, mesg, limits, ERROR_CORS.get()))
             # Half-close and drain what is left of the request: closing with unread bytes
             # would reset the connection, and the client could lose the answer.
             util.close_graceful(sock)
@@ -122,8 +137,8 @@ class GeventWorker(BoundedConnections, _GunicornGeventWorker):  # type: ignore[m
         gc.collect()
         gc.freeze()
 
-    def problem(self, status: int, reason: str, detail: str) -> bytes:
-        return problem_bytes(status, reason, detail, self.limits)
+    def problem(self, status: int, reason: str, detail: str, headers: dict[str, str] | None = None) -> bytes:
+        return problem_bytes(status, reason, detail, self.limits, headers)
 
 
 class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
@@ -143,7 +158,12 @@ class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
         if self.headers_sent:
             return
         lines = self.default_headers()
-        lines.extend([f"{name}: {value}\r\n" for name, value in self.headers])
+        # A 204 or 304 has no content, so no media type (RFC 9110 section 8.3): Werkzeug gives
+        # every response one (text/html for an empty body).
+        empty = self.status_code in (204, 304)
+        lines.extend(
+            [f"{name}: {value}\r\n" for name, value in self.headers if not (empty and name.lower() == "content-type")]
+        )
         self._head = ("".join(lines) + "\r\n").encode("latin-1")
         self.headers_sent = True
 

@@ -42,6 +42,7 @@ import ipaddress
 import json
 import logging
 import math
+import re
 import socket
 import ssl
 import time
@@ -77,6 +78,23 @@ _METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _ULA = ipaddress.ip_network("fc00::/7")
+#: Special-purpose ranges (the IANA registries) that the ``ipaddress`` of some Python
+#: versions counts as global, each with what it is.
+_SPECIAL: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] = (
+    (ipaddress.ip_network("192.0.0.0/24"), "an IETF protocol assignment address"),
+    (ipaddress.ip_network("192.88.99.0/24"), "a 6to4 relay anycast address"),
+    (ipaddress.ip_network("198.18.0.0/15"), "a benchmarking address"),
+    (ipaddress.ip_network("64:ff9b:1::/48"), "a NAT64 address"),
+    (ipaddress.ip_network("2001::/32"), "a Teredo address"),
+    (ipaddress.ip_network("2001:db8::/32"), "an IPv6 documentation address"),
+    (ipaddress.ip_network("3fff::/20"), "an IPv6 documentation address"),
+    (ipaddress.ip_network("5f00::/16"), "an IPv6 segment routing address"),
+    (ipaddress.ip_network("fec0::/10"), "an IPv6 site-local address"),
+)
+#: IPv4-compatible IPv6 addresses (``::a.b.c.d``, deprecated by RFC 4291).
+_IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
+#: IPv6 global unicast: every other range is special.
+_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
 
 def queue_name_for(clock_queue: str) -> str:
@@ -123,7 +141,10 @@ def refused_address(shown: str, why: str) -> str:
 
 
 def address_problem(address: str) -> str | None:
-    """Why the service must not connect to ``address`` (``None``: a public address)."""
+    """Why the service must not connect to ``address`` (``None``: a public address): the one
+    check of a webhook's address, at registration (of a host written as an address) and at
+    each delivery (of every address its host resolves to). An IPv6 address that carries an
+    IPv4 one (6to4) is refused if that one is."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if ip in _METADATA:
         return "a cloud metadata address"
@@ -134,6 +155,15 @@ def address_problem(address: str) -> str | None:
             return "a NAT64 address"
         if ip in _ULA:
             return "an IPv6 unique local address"
+        if ip.sixtofour is not None:
+            inner = address_problem(str(ip.sixtofour))
+            if inner:
+                return f"a 6to4 address of {ip.sixtofour}, {inner}"
+        if ip in _IPV4_COMPATIBLE and int(ip) > 1:
+            return "an IPv4-compatible IPv6 address"
+    for network, what in _SPECIAL:
+        if ip.version == network.version and ip in network:
+            return what
     if ip.is_unspecified:
         return "an unspecified address"
     if ip.is_loopback:
@@ -148,17 +178,55 @@ def address_problem(address: str) -> str | None:
         return "a reserved address"
     if ip.is_private:
         return "a private address"
-    if not ip.is_global:
+    if not ip.is_global or (isinstance(ip, ipaddress.IPv6Address) and ip not in _GLOBAL_UNICAST):
         return "a reserved address"
     return None
 
 
+#: One part of an IPv4 address as ``inet_aton`` reads it: hexadecimal after ``0x``, octal
+#: after a leading ``0``, else decimal.
+_IPV4_PART = re.compile(r"0[xX](?P<hex>[0-9a-fA-F]*)|0(?P<oct>[0-7]+)|(?P<dec>[0-9]+)")
+
+
+def legacy_ipv4(host: str) -> ipaddress.IPv4Address | None:
+    """``host`` read as an IPv4 address the way the system's resolver (``inet_aton``) and
+    browsers read one: one to four parts, each decimal, hexadecimal (``0x7f``) or octal
+    (``0177``), the last filling the bytes left (``127.1``, ``2130706433``, ``0x7f.1``,
+    ``0``: all addresses); ``None`` if it is not one."""
+    parts = host.split(".")
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()  # a final dot
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers = []
+    for part in parts:
+        found = _IPV4_PART.fullmatch(part)
+        if found is None:
+            return None
+        if found["hex"] is not None:
+            numbers.append(int(found["hex"] or "0", 16))
+        elif found["oct"] is not None:
+            numbers.append(int(found["oct"], 8))
+        else:
+            numbers.append(int(found["dec"]))
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 256 ** (4 - len(head)):
+        return None
+    value = last
+    for i, n in enumerate(head):
+        value += n << (8 * (3 - i))
+    return ipaddress.IPv4Address(value)
+
+
 def literal_address(host: str) -> str | None:
-    """``host`` if it is an IP address (in a URL's form: ``[::1]`` without brackets), else ``None``."""
+    """The address ``host`` is written as (in a URL's form: ``[::1]`` without brackets; an
+    IPv4 address in any form the resolver reads, :func:`legacy_ipv4`), normalised; ``None``
+    for a host name."""
     try:
         return str(ipaddress.ip_address(host.split("%", 1)[0]))
     except ValueError:
-        return None
+        found = legacy_ipv4(host)
+        return None if found is None else str(found)
 
 
 @dataclass(frozen=True)
@@ -181,8 +249,10 @@ def resolve(url: str, allow_private: bool = False) -> Target:
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    # An IPv4 address in any form is read as registration reads it (literal_address), not looked up.
+    lookup = host if ":" in host else literal_address(host) or host
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = socket.getaddrinfo(lookup, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise RefusedURL(f"the host {host!r} does not resolve ({exc})") from exc
     addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))

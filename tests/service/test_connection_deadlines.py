@@ -329,6 +329,7 @@ def test_one_address_holds_at_most_its_cap_of_connections(server: Served) -> Non
                 detail = str(problem["detail"])
                 assert "MAYI_MAX_CONNECTIONS_PER_ADDRESS" in detail and address in detail and str(cap) in detail
                 assert int(headers["retry-after"]) > 0
+                assert headers["access-control-allow-origin"] == "*"  # (MAYI_CORS_ORIGINS' default: any)
             assert health.status_code == 200 and view.status_code == 200
             break
     else:

@@ -61,7 +61,7 @@ class WebhookUrl(s.Text):
         literal = webhooks.literal_address(host)
         why = webhooks.address_problem(literal) if literal else None
         if why and not services().settings.webhook_allow_private:
-            raise ValidationError(webhooks.refused_address(host, why))
+            raise ValidationError(webhooks.refused_address(host if host == literal else f"{host} ({literal})", why))
         return url
 
 

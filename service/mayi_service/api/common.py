@@ -30,7 +30,7 @@ _ERROR_TEXT = {
     409: "The rules forbid this now (not your turn, wrong phase, claims still open, ...)",
     412: "If-Match: the game has moved on (version_conflict)",
     413: "The request body is too large",
-    422: "The request is malformed, or the rules never allow it (names the rule and the cards)",
+    422: "The request is malformed, or the game as it is now does not allow this move (names the rule and the cards)",
     429: "Rate limited: retry after Retry-After seconds",
     503: "Busy, or the game store is not reachable: retry after Retry-After seconds "
     "(an action may have been applied: retry with the same Idempotency-Key)",
@@ -166,6 +166,49 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing one that names a key twice: readers disagree on which one
+    counts (the last, here; the first, in some proxies and languages)."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                _bad_json(f"Invalid JSON body: the key {key[:40]!r} appears more than once in one object")
+            seen.add(key)
+    return found
+
+
+def _once(data: bytes, body: dict[str, Any]) -> bool:
+    """Whether each key of ``body`` (as orjson read ``data``: the last of keys named twice)
+    is written once in ``data``, so the body had no key twice; ``False`` (not known) for a
+    body with escapes, which could spell a key another way."""
+    return b"\\" not in data and all(data.count(b'"%s"' % key.encode()) == 1 for key in body)
+
+
+def _readable(req: flask.Request) -> None:
+    """Refuse (415 ``unsupported_media_type``) a body in a form the service does not read:
+    a ``Content-Encoding`` other than ``identity`` (with ``Accept-Encoding: identity``, RFC
+    9110 section 15.5.16), or a ``charset`` other than UTF-8 (JSON is UTF-8: RFC 8259)."""
+    environ = req.environ
+    coding = environ.get("HTTP_CONTENT_ENCODING")
+    if coding is not None and coding.strip().lower() not in ("", "identity"):
+        raise ServiceError(
+            415,
+            "unsupported_media_type",
+            f"Content-Encoding: {coding[:40]!r} is not read: send the body as it is (no Content-Encoding)",
+            {"Accept-Encoding": "identity"},
+        )
+    if ";" in environ.get("CONTENT_TYPE", ""):
+        charset = req.mimetype_params.get("charset")
+        if charset is not None and charset.strip().lower() != "utf-8":
+            raise ServiceError(
+                415,
+                "unsupported_media_type",
+                f"Content-Type: charset={charset[:40]!r} is not read: a JSON body is UTF-8 (charset=utf-8, or none)",
+            )
+
+
 def read_body(req: flask.Request) -> bytes:
     """The request body, refusing one over the size limit (413) however it was sent.
 
@@ -204,6 +247,7 @@ class StrictParser(FlaskParser):
         return super()._get_schema(argmap, req)
 
     def _raw_load_json(self, req: flask.Request) -> Any:
+        _readable(req)
         if not is_json_request(req):
             return missing
         data = read_body(req)
@@ -219,6 +263,7 @@ class StrictParser(FlaskParser):
                 parse_int=lambda s: _parse_number(s, int),
                 parse_float=lambda s: _parse_number(s, float),
                 parse_constant=_no_constant,
+                object_pairs_hook=_object,
             )
         except RecursionError:
             _bad_json(f"Invalid JSON body: nested more than {MAX_JSON_DEPTH} levels deep")
@@ -257,15 +302,18 @@ def read_arguments(schema: type, accept: Callable[[dict[str, Any]], bool] | None
     """The JSON body of the request as ``schema`` loads it, read leanly: a body that ``accept``
     says is already what the schema would load it into (the common, valid shapes: strings
     and booleans only) is taken as orjson reads it; any other body, or one orjson refuses,
-    goes through the strict JSON reader and the schema (webargs), whose errors name the field."""
+    goes through the strict JSON reader and the schema (webargs), whose errors name the field
+    (and which refuses a key written twice)."""
     parser: StrictParser = StrictBlueprint.ARGUMENTS_PARSER
     req = request._get_current_object()  # type: ignore[attr-defined]
+    _readable(req)
     if accept is not None and is_json_request(req):
+        data = read_body(req)
         try:
-            body = orjson.loads(read_body(req))
+            body = orjson.loads(data)
         except orjson.JSONDecodeError:
             body = None
-        if type(body) is dict and accept(body):
+        if type(body) is dict and accept(body) and _once(data, body):
             return body
     loaded: dict[str, Any] = parser.parse(schema, req, location="json")
     return loaded

@@ -3,11 +3,13 @@ watches and replays games through the public HTTP API only, as any other fronten
 
 The blueprint serves ``static/index.html`` at ``/`` and the assets under ``/web/``, with a
 Content-Security-Policy that allows scripts, styles and connections to this origin only
-(the page has no inline script or style). docs/web.md describes the page for frontend authors.
+(the page has no inline script or style); :func:`docs_headers` gives the API reference at
+``/docs/``, on the same origin, a policy of its own. docs/web.md describes the page for frontend authors.
 """
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 from flask import Blueprint, Response, send_from_directory
@@ -19,6 +21,20 @@ CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+
+#: The API reference at ``/docs/`` (Swagger UI, served from this origin): its scripts and
+#: styles from this origin, its one inline script by the nonce of its page (:func:`docs_headers`);
+#: it reads ``/openapi.json`` and tries requests on this origin only. Swagger UI applies
+#: inline styles (so styles, not scripts, may be inline) and shows icons as ``data:`` images.
+DOCS_CSP = (
+    "default-src 'none'; script-src 'self' 'nonce-{nonce}'; style-src 'self' 'unsafe-inline'; "
+    "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+#: What every page of the service carries besides its policy: no framing (the policy's
+#: ``frame-ancestors``, and ``X-Frame-Options`` for browsers before it), no sniffing of
+#: types, no referrer (a page's address may name a game).
+PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
 blp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/web")
 
@@ -34,9 +50,21 @@ def index() -> Response:
 @blp.after_request
 def _headers(response: Response) -> Response:
     response.headers["Content-Security-Policy"] = CSP
-    response.headers["X-Content-Type-Options"] = "nosniff"
-    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers.update(PAGE_HEADERS)
     return response
 
 
-__all__ = ["CSP", "blp"]
+def docs_headers(response: Response) -> Response:
+    """The after-request function of ``/docs/`` (the Swagger UI blueprint): :data:`DOCS_CSP`
+    and :data:`PAGE_HEADERS` on each of its answers; its page's inline script (its
+    configuration) gets a nonce of its own, new on each answer."""
+    nonce = secrets.token_urlsafe(18)
+    if response.mimetype == "text/html" and not response.direct_passthrough:
+        page = response.get_data()
+        response.set_data(page.replace(b"<script>", f'<script nonce="{nonce}">'.encode()))
+    response.headers["Content-Security-Policy"] = DOCS_CSP.format(nonce=nonce)
+    response.headers.update(PAGE_HEADERS)
+    return response
+
+
+__all__ = ["CSP", "DOCS_CSP", "PAGE_HEADERS", "blp", "docs_headers"]
