@@ -34,7 +34,7 @@ function tabs(variant, botId) {
     "nav",
     { class: "tabs", "aria-label": "Variant" },
     Object.entries(VARIANTS).map(([key, label]) =>
-      h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-pressed": String(key === variant) }, label),
+      h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-current": key === variant ? "page" : false }, label),
     ),
   );
 }

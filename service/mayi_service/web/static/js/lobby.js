@@ -137,7 +137,7 @@ async function listTables(st) {
       ? h(
           "table",
           { class: "game-list" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Players"), h("th", { scope: "col" }, ""))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Players"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Open")))),
           h(
             "tbody",
             {},

@@ -504,7 +504,7 @@ function tablePanel(st) {
       h(
         "div",
         { class: "pile discard" },
-        v.discard_top ? C.cardFace(v.discard_top, { props: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-label": "no discard" }, ""),
+        v.discard_top ? C.cardFace(v.discard_top, { props: { id: "discard-top" } }) : h("span", { class: "card empty", role: "img", "aria-label": "no discard" }, ""),
         h("span", { class: "pile-label" }, "Discards: ", h("strong", { id: "discard-count" }, String(v.discard_count))),
       ),
       window
@@ -765,6 +765,6 @@ function logPanel(st) {
     "section",
     { class: "log", "aria-label": "What happened" },
     h("h2", {}, "What happened"),
-    h("ul", { class: "events", "aria-live": "polite" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
+    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
   );
 }
