@@ -181,7 +181,8 @@ async function poll(st, root) {
     if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
     if (st.closed || st.poller !== poller) return;
     try {
-      const page = await games.events(st.id, st.lastSeq, { token: st.token, wait, signal: poller.signal });
+      const onRetry = (message) => message && setLive(st, root, "reconnecting"); // the server is not answering
+      const page = await games.events(st.id, st.lastSeq, { token: st.token, wait, signal: poller.signal, onRetry });
       pause = 0;
       wait = POLL_WAIT;
       setLive(st, root, true, "poll");
