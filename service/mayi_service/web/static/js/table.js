@@ -35,8 +35,18 @@ export function mountTable(root, gameId, { watch = false } = {}) {
   };
   const clock = setInterval(() => tick(st), 250);
   // While the table waits for players, nothing happens in its events: its view is read again.
-  const waiting = setInterval(() => {
-    if (st.view && st.view.status === "waiting" && !st.busy) refresh(st, root);
+  // (Redrawn only when it changed: a choice being made in the page's forms is left alone.)
+  const waiting = setInterval(async () => {
+    if (!st.view || st.view.status !== "waiting" || st.busy || st.refreshing) return;
+    try {
+      const view = await games.view(st.id, st.token);
+      if (!st.closed && view && JSON.stringify(view) !== JSON.stringify(st.view)) {
+        setView(st, view);
+        render(st, root);
+      }
+    } catch (_) {
+      /* read again at the next tick; an action's error is shown by the action */
+    }
   }, WAITING_POLL_MS);
   const offline = () => stopFollowing(st, root);
   const online = () => refresh(st, root).then(() => follow(st, root));
