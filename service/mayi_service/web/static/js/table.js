@@ -410,7 +410,7 @@ function statusLine(st) {
   return h(
     "div",
     { class: "status" },
-    h("p", { class: "round" }, `Round ${v.round.number} of ${v.round.of}: `, h("strong", {}, v.round.contract.text)),
+    h("p", { class: "round" }, `Round ${v.round.number} of ${v.round.of}: `, h("strong", {}, v.round.contract.text), " · ", h("a", { href: "/rules", class: "rules-link" }, "Rules")),
     h("p", { class: "turn" + (you.part === "turn" ? " yours" : you.part === "answer" ? " answer" : ""), "aria-live": "polite", id: "turn", dataset: { you: you.part } }, you.words, text),
     h("p", { id: "clock", class: "clock", "aria-live": "off" }),
   );
