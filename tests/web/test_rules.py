@@ -12,7 +12,6 @@ from web_helpers import create, hold_seat
 
 from mayi_service.web.rules import RULES_HTML, RULES_MD, render
 
-
 #: The elements that reach past the screen's right edge (their tag, class and right edge),
 #: scrolled within their own box or not: what to look at when the page is too wide.
 WIDER = """width => [...document.querySelectorAll("body *")]
