@@ -103,14 +103,19 @@ function createForm() {
 async function listTables(st) {
   const box = document.getElementById("tables");
   if (!box || st.closed) return;
+  const asked = `${st.status}/${st.page}`;
+  if (st.listing === asked) return; // still being read (a server slow to answer is retried)
+  st.listing = asked;
   let list;
   try {
     list = await games.list({ status: st.status, page: st.page, page_size: PAGE_SIZE });
   } catch (error) {
+    st.listing = null;
     replace(box, h("h2", {}, "Tables"), h("p", { class: "problem", role: "status", text: errorText(error) }));
     return;
   }
-  if (st.closed) return;
+  st.listing = null;
+  if (st.closed || asked !== `${st.status}/${st.page}`) return; // another tab or page was asked for meanwhile
   const tab = (status, label) =>
     h(
       "button",
