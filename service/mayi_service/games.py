@@ -47,6 +47,12 @@ def new_token(kind: str = "seat") -> str:
     return f"mayi_{kind}_{secrets.token_urlsafe(TOKEN_BYTES)}"
 
 
+def house_bot_name(kind: str, copy: int = 1) -> str:
+    """The name of the ``copy``-th house bot ``kind`` at a table (or on a ladder):
+    "greedy (house bot)", then "greedy 2 (house bot)", and so on."""
+    return f"{kind} (house bot)" if copy == 1 else f"{kind} {copy} (house bot)"
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -243,7 +249,7 @@ class Games:
     def take_seat(
         self,
         game_id: str,
-        name: str,
+        name: str | None,
         seat: int | None,
         digest: str | None = None,
         house_bot: str | None = None,
@@ -253,7 +259,8 @@ class Games:
 
         ``digest``: what stands for the seat's holder in the token map (a bot's); no new token then.
         ``bot_id``: the bot that holds the seat (kept in the table's meta: the commits wake it).
-        ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it)."""
+        ``house_bot``: a house bot of that name takes the seat (no token: the job worker plays it);
+        with no ``name``, it is named by :func:`house_bot_name`, distinct from every seat's name."""
 
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
             names = record.meta.names
@@ -267,7 +274,11 @@ class Games:
                 raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
             else:
                 chosen = seat
-            meta = record.meta.seated(chosen, name, bot=digest is not None, house_bot=house_bot, bot_id=bot_id)
+            copy = 1
+            while name is None and house_bot_name(str(house_bot), copy) in names:
+                copy += 1
+            seat_name = name if name is not None else house_bot_name(str(house_bot), copy)
+            meta = record.meta.seated(chosen, seat_name, bot=digest is not None, house_bot=house_bot, bot_id=bot_id)
             token = "" if digest or house_bot else new_token()
             holder = digest or (token_hash(token) if token else None)
             change = Change(fields={"meta": meta.to_json()}, tokens={holder: chosen} if holder else {})

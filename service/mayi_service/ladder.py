@@ -56,7 +56,7 @@ from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
 
 from . import codec
 from .config import Settings
-from .games import Games, Viewer
+from .games import Games, Viewer, house_bot_name
 from .house import house_answer
 from .problems import ServiceError
 from .repository import GameRecord, TableMeta
@@ -265,7 +265,7 @@ class Ladder:
         for name in mayi_bots.NAMES:
             for copy in range(1, copies + 1):
                 entrant = house_id(name, copy)
-                label = f"{name} (house bot)" if copy == 1 else f"{name} {copy} (house bot)"
+                label = house_bot_name(name, copy)
                 entry = Entry(entrant, label, self.settings.ladder_house_games, self.clock(), house=name)
                 if self.r.hsetnx(self.key(variant, "entries"), entrant, codec.dump(entry.to_json())):
                     made.append(entry)

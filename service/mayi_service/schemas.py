@@ -293,7 +293,8 @@ class SeatInSchema(StrictSchema):
         validate=validate.OneOf(HOUSE_BOTS),
         metadata={
             "description": "Seat a house bot (one of the reference bots, played by the service) "
-            "instead of a person; its `name` defaults to the bot's name"
+            "instead of a person; its `name` defaults to the bot's name, numbered from the second "
+            'of that bot at the table: "greedy (house bot)", "greedy 2 (house bot)"'
         },
     )
 

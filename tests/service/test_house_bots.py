@@ -79,7 +79,8 @@ def test_a_table_of_house_bots_plays_itself_to_the_end(served: Served, variant: 
         last = anon.take_seat(game_id, house_bot="random")
     assert last.token is None and last.seat == 2 and last.game.status == "playing"
     view = _finished(served.url, game_id)
-    assert [p["name"] for p in view["seats"]] == ["random (house bot)"] * 3
+    # Three of one house bot are told apart by their names.
+    assert [p["name"] for p in view["seats"]] == ["random (house bot)", "random 2 (house bot)", "random 3 (house bot)"]
     events = _events(served.url, game_id)
     assert events[-1]["type"] == "game_ended"
     # Every decision was the bots' own: with ten-minute clocks, none was played by the clock.

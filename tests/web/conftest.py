@@ -2,6 +2,10 @@
 Playwright for Python (``playwright`` ships its driver; the browser is ``/usr/bin/chromium``,
 installed with ``apt-get install chromium``; Playwright's own browser download is never used).
 
+Accessibility: axe-core (pinned in ``tests/web/axe/package-lock.json``; ``npm ci`` there
+installs it, as ``.ci/run`` does) runs in every page a test visits, at each screenshot and
+when the test ends: a critical or serious violation fails the test.
+
 Screenshots go to ``artifacts/web/`` (git-ignored; ``MAYI_WEB_ARTIFACTS`` moves it).
 Waits are Playwright's auto-waiting ``expect`` with a generous timeout (a loaded 2-core
 machine), never sleeps.
@@ -35,6 +39,9 @@ ARGS = [
 #: Playwright's waits (ms): generous, for a loaded machine; they end as soon as the state shows.
 TIMEOUT_MS = 30_000
 ARTIFACTS = Path(os.environ.get("MAYI_WEB_ARTIFACTS", Path(__file__).resolve().parents[2] / "artifacts" / "web"))
+AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+#: The impacts of an axe-core violation that fail a test.
+BLOCKING = ("critical", "serious")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,6 +53,26 @@ def _chromium() -> None:
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
+    if not AXE.exists():
+        message = f"no axe-core at {AXE}: run npm ci in {AXE.parents[2]}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def accessibility_problems(page: Any, impacts: tuple[str, ...] = BLOCKING) -> list[str]:
+    """The axe-core violations of what ``page`` shows now (of ``impacts``: critical and serious
+    unless told), one line each.
+    (axe-core is evaluated through the browser's DevTools protocol, which the page's
+    Content-Security-Policy does not govern: the page itself still runs no inline script.)"""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text())
+    result = page.evaluate("() => axe.run(document, { resultTypes: ['violations'] })")
+    return [
+        f"{page.url}: {v['impact']} {v['id']} ({v['help']}): {[n['target'] for n in v['nodes'][:3]]}"
+        for v in result["violations"]
+        if v["impact"] in impacts
+    ]
 
 
 @pytest.fixture(scope="session")
@@ -87,6 +114,7 @@ def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     its Content-Security-Policy refused, fail the test."""
     contexts = []
     errors: list[str] = []
+    inaccessible: list[str] = []
 
     def make(width: int = 1280, height: int = 900) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height})
@@ -110,9 +138,14 @@ def new_page(browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
                     with suppress(Exception):
                         page.screenshot(path=str(folder / f"failed-{number}.png"), full_page=True)
                         (folder / f"failed-{number}.txt").write_text(page.url + "\n\n" + page.inner_text("body"))
+        elif report is not None and report.passed:  # axe-core on what each page shows at the end
+            for context in contexts:
+                for page in context.pages:
+                    inaccessible.extend(accessibility_problems(page))
         for context in contexts:
             context.close()
     assert not errors, f"errors in the page: {errors}"
+    assert not inaccessible, "axe-core: " + "\n".join(inaccessible)
 
 
 def _refused(message: Any) -> bool:
@@ -130,6 +163,8 @@ def shots(request: pytest.FixtureRequest) -> Any:
     def save(page: Any, name: str) -> Path:
         path = folder / f"{name}.png"
         page.screenshot(path=str(path), full_page=True)
+        problems = accessibility_problems(page)
+        assert not problems, f"axe-core at {name}: " + "\n".join(problems)
         return path
 
     return save

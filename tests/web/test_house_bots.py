@@ -16,7 +16,7 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
-from web_helpers import OTHERS, create, create_in_lobby, hand_on_page, press_card, stack, view
+from web_helpers import OTHERS, create, create_in_lobby, hand_on_page, hold_seat, press_card, stack, view
 
 PERSON = ["7C", "7D", "7S", "9C", "9D", "9S", "7H", "9H", "7C", "KC"]
 STOCK = ["9H", "7D", "9S", "7S", "9D", "7H", "9C", "7C", "9H", "7D", "9S", "7S", "9D", "7H", "9C"]
@@ -27,7 +27,7 @@ def play_round(page: Page, shots: Any) -> set[str]:
     """The person's moves until round 1 ends: what the page offers, in a fixed order of preference."""
     done: set[str] = set()
     scores = page.locator(".score-table tbody tr[data-round='1']")
-    mine = page.locator("#turn.yours")
+    mine = page.locator("#turn.yours, #turn.answer")  # the person's turn, or an upcard to answer
     for _ in range(MOVES):
         expect(mine.or_(scores).first).to_be_visible()
         expect(page.locator("#app[aria-busy='true']")).to_have_count(0)
@@ -77,6 +77,10 @@ def test_a_person_plays_a_round_against_three_house_bots(served: Any, new_page: 
     names = page.locator(".seat .name")
     expect(names).to_have_count(4)
     expect(names.nth(1)).to_contain_text("house bot")
+    # Three house bots of one kind are told apart, in the API and on the page.
+    seated = [s["name"] for s in view(served.url, game_id)["seats"]]
+    assert seated == ["Ann", "random (house bot)", "random 2 (house bot)", "random 3 (house bot)"], seated
+    expect(names).to_have_text(["Ann (you)", *seated[1:]])
     shots(page, "house-bots-start")
     done = play_round(page, shots)
     assert {"draw", "go_down", "lay_off", "discard"} <= done, done
@@ -88,12 +92,13 @@ def test_a_person_plays_a_round_against_three_house_bots(served: Any, new_page: 
 
 def test_a_waiting_tables_open_seats_filled_with_house_bots(served: Any, new_page: Any) -> None:
     url = served.url
-    game_id, _ = create(url, 4, ["Bob", "Cy"])
+    game_id, tokens = create(url, 4, ["Bob", "Cy"])
     page = new_page()
+    hold_seat(page, url, game_id, tokens[0], 0)  # Bob's browser: the table's host
     page.goto(f"{url}/#/game/{game_id}")
     expect(page.locator(".waiting h2")).to_contain_text("2 of 4 seated")
     page.get_by_role("button", name="Fill 2 open seats with house bots").click()
-    # The last seat taken starts the game; the page (a spectator's: it holds no seat) follows.
-    expect(page.locator(".seat .name")).to_have_text(["Bob", "Cy", re.compile("house bot"), re.compile("house bot")])
-    expect(page.locator(".role")).to_have_attribute("data-role", "spectator")
+    # The last seat taken starts the game; the page follows.
+    bots = [re.compile("house bot"), re.compile("house bot")]
+    expect(page.locator(".seat .name")).to_have_text(["Bob (you)", "Cy", *bots])
     assert view(url, game_id)["status"] == "playing"

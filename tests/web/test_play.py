@@ -62,7 +62,7 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     with page.expect_response(lambda r: r.url.endswith("/melds")) as answer:
         page.get_by_role("button", name="Go down").click()
     assert answer.value.status == 422
-    expect(page.locator("#error .error-text")).to_have_text(answer.value.json()["detail"])
+    expect(page.locator("#action-error .error-text")).to_have_text(answer.value.json()["detail"])
     page.get_by_role("button", name="Take back").click()
     expect(page.locator(".staged")).to_have_count(0)
     for card in ("7C", "7D", "7S"):

@@ -41,3 +41,31 @@ def test_a_seat_and_a_spectator_reloading_again_and_again_stay_live(served: Any,
                 expect(page.locator(".events")).to_contain_text("passes on", use_inner_text=True)
     expect(seat.locator(".role")).to_have_text("You are Cy (seat 3)")
     assert refused == [], refused  # no reload was refused its stream (429), not even for a while
+
+
+#: One more page than MAYI_MAX_STREAMS_PER_CLIENT's default (4): an EventSource carries no
+#: token, so the streams of one browser's pages (one address) count together.
+PAGES = 5
+
+
+def test_a_page_refused_its_stream_follows_the_game_by_long_poll(served: Any, new_page: Any) -> None:
+    url = served.url
+    game_id, tokens = create(url, 3, ["Ann", "Bob", "Cy"])
+    pages = []
+    for number in range(PAGES):  # a seat's page and spectators' pages, all from this address
+        page = new_page()
+        if number == 0:
+            hold_seat(page, url, game_id, tokens[2], 2)
+            page.goto(f"{url}/#/game/{game_id}")
+        else:
+            page.goto(f"{url}/#/watch/{game_id}")
+        expect(page.locator("#live")).to_have_text("live")
+        pages.append(page)
+    # One page was refused its stream (the default cap): it follows the game by long-poll.
+    via = [page.locator("#live").get_attribute("data-via") for page in pages]
+    assert "poll" in via, via
+    pass_claim(url, game_id, tokens[0])
+    for page in pages:
+        expect(page.locator(".events")).to_contain_text("Ann passes on", use_inner_text=True)
+        expect(page.locator("#turn")).to_contain_text("Bob is offered the first upcard")
+        expect(page.locator("#live")).to_have_text("live")

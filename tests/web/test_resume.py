@@ -39,16 +39,16 @@ def test_join_then_a_reload_resumes_the_seat(served: Any, new_page: Any, shots: 
     pass_claim(url, game_id, tokens[1])  # live again after the reload
     expect(page.locator("#turn")).to_contain_text("Di is offered the first upcard")
 
-    # The connection drops (offline when the server ends the stream, after 6 s here): the page
-    # says so, and when the network is back the stream resumes (Last-Event-ID) with what
-    # happened meanwhile.
+    # The connection drops (the browser goes offline): the page says so, and when the network
+    # is back it follows the game again from the last event it saw, with what happened meanwhile.
     page.context.set_offline(True)
     expect(page.locator("#live")).to_have_text("reconnecting…")
     pass_claim(url, game_id, tokens[2])
     page.context.set_offline(False)
     expect(page.locator("#live")).to_have_text("live")
     expect(page.locator(".events")).to_contain_text("Di passes on")
-    expect(page.locator("#turn")).to_contain_text("Your move. Ann is offered the first upcard")
+    expect(page.locator("#turn")).to_contain_text("Your move: take the upcard")
+    expect(page.locator("#turn")).to_contain_text("Ann is offered the first upcard")
     page.get_by_role("button", name="Take").click()
     expect(page.locator(".hand h2")).to_contain_text("Your hand (11)")
     # Ann took it out of turn: she must discard at once.

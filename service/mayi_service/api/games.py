@@ -249,8 +249,7 @@ class Seats(MethodView):
                     422, "validation_error", "house_bot: a house bot takes a seat without a token; send none"
                 )
             games.house.require()
-            name = data.get("name") or f"{house_bot} (house bot)"
-            record, seat, _ = games.take_seat(game_id, name, data.get("seat"), house_bot=house_bot)
+            record, seat, _ = games.take_seat(game_id, data.get("name"), data.get("seat"), house_bot=house_bot)
             return {"seat": seat, "token": None, "game": games.view(record, Viewer(None))}
         if "name" not in data:
             raise ServiceError(422, "validation_error", "name: required (or house_bot, to seat a house bot)")

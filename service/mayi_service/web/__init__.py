@@ -1,7 +1,8 @@
 """The web table at ``/``: a page (plain ES modules and CSS, no build step) that plays,
 watches and replays games through the public HTTP API only, as any other frontend would.
 
-The blueprint serves ``static/index.html`` at ``/`` and the assets under ``/web/``, with a
+The blueprint serves ``static/index.html`` at ``/``, the rules at ``/rules`` and the assets
+under ``/web/``, with a
 Content-Security-Policy that allows scripts, styles and connections to this origin only
 (the page has no inline script or style); :func:`docs_headers` gives the API reference at
 ``/docs/``, on the same origin, a policy of its own. docs/web.md describes the page for frontend authors.
@@ -43,6 +44,14 @@ blp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/we
 def index() -> Response:
     """The page (lobby, table, replay: the fragment after ``#`` says which)."""
     response = send_from_directory(STATIC, "index.html", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@blp.get("/rules")
+def rules() -> Response:
+    """The rules: docs/rules.md rendered (``static/rules.html``, see :mod:`mayi_service.web.rules`)."""
+    response = send_from_directory(STATIC, "rules.html", max_age=0)
     response.headers["Cache-Control"] = "no-cache"
     return response
 

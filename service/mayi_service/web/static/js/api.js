@@ -18,20 +18,47 @@ function randomKey() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The words shown while the server does not answer at all (a network error, not a problem). */
+export const UNREACHABLE = "The server is not answering; retrying";
+
+/** How often, and how long apart (ms), a request the server did not answer is sent again. */
+const RETRIES = [1000, 2000, 3000, 5000, 5000, 8000, 8000, 10000];
+
 /**
- * One request. `token`: the seat token (Authorization: Bearer); `body`: sent as JSON.
- * Actions (POST with a token) carry an Idempotency-Key, and are retried once with the
- * same key on a 503 (docs/api.md: a 503 may have been applied; the same key makes the
- * retry safe). Returns the parsed JSON (null for 204/304); throws ApiError.
+ * One request. `token`: the seat token (Authorization: Bearer); `body`: sent as JSON;
+ * `signal`: an AbortSignal; `onRetry(message)`: told (with UNREACHABLE, then null once
+ * answered) while a request the server did not answer is sent again.
+ * Actions (POST with a token) carry an Idempotency-Key, and are retried with the same key
+ * on a 503 or when the server does not answer (docs/api.md: a 503 may have been applied;
+ * the same key makes the retry safe); reads are retried too. Returns the parsed JSON
+ * (null for 204/304); throws ApiError (status 0, code "unreachable": no answer at all).
  */
-export async function api(method, path, { token = null, body = undefined } = {}) {
+export async function api(method, path, { token = null, body = undefined, signal = undefined, onRetry = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = "Bearer " + token;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (method === "POST" && token) headers["Idempotency-Key"] = randomKey();
-  const init = { method, headers, cache: "no-store", body: body === undefined ? undefined : JSON.stringify(body) };
-  let response = await fetch(path, init);
-  if (response.status === 503 && headers["Idempotency-Key"]) response = await fetch(path, init);
+  const init = { method, headers, cache: "no-store", signal, body: body === undefined ? undefined : JSON.stringify(body) };
+  // A POST without a token (a new table, a seat) is not idempotent: it is not sent twice.
+  const retries = method === "POST" && !token ? [] : RETRIES;
+  let response = null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await fetch(path, init);
+    } catch (error) {
+      if (signal && signal.aborted) throw error;
+      if (attempt >= retries.length) {
+        if (onRetry) onRetry(null);
+        throw new ApiError(0, { code: "unreachable", detail: retries.length ? "The server is not answering; try again later" : "The server is not answering; try again" });
+      }
+      if (onRetry) onRetry(UNREACHABLE);
+      await sleep(retries[attempt], signal);
+      continue;
+    }
+    if (response.status === 503 && headers["Idempotency-Key"] && attempt === 0) continue;
+    break;
+  }
+  if (onRetry) onRetry(null);
   if (response.status === 204 || response.status === 304) return null;
   let data = null;
   try {
@@ -43,12 +70,30 @@ export async function api(method, path, { token = null, body = undefined } = {})
   return data;
 }
 
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    if (signal) signal.addEventListener("abort", () => (clearTimeout(timer), reject(new DOMException("aborted", "AbortError"))), { once: true });
+  });
+}
+
+/** An error in words for the person: the problem's detail, or what went wrong in the page. */
+export function errorText(error) {
+  if (error instanceof ApiError) {
+    if (error.code === "seat_taken") return "That seat was just taken: choose another, or reload the table.";
+    return error.detail;
+  }
+  return "Something went wrong in the page: " + ((error && error.message) || String(error));
+}
+
 export const games = {
   list: (params) => api("GET", "/v1/games?" + new URLSearchParams(params)),
   create: (body) => api("POST", "/v1/games", { body }),
-  view: (id, token) => api("GET", `/v1/games/${encodeURIComponent(id)}`, { token }),
+  view: (id, token, options = {}) => api("GET", `/v1/games/${encodeURIComponent(id)}`, { token, ...options }),
   takeSeat: (id, body, token = null) => api("POST", `/v1/games/${encodeURIComponent(id)}/seats`, { body, token }),
-  events: (id, after) => api("GET", `/v1/games/${encodeURIComponent(id)}/events?after=${after}`),
+  /** Events after `after`; `wait` > 0: a long-poll (waits up to that many seconds for one). */
+  events: (id, after, { token = null, wait = 0, signal = undefined, onRetry = null } = {}) =>
+    api("GET", `/v1/games/${encodeURIComponent(id)}/events?after=${after}${wait ? `&wait=${wait}` : ""}`, { token, signal, onRetry }),
   replay: (id) => api("GET", `/v1/games/${encodeURIComponent(id)}/replay`),
   streamUrl: (id, after) => `/v1/games/${encodeURIComponent(id)}/events/stream?after=${after}`,
 };
@@ -67,9 +112,9 @@ export function moveRequest(move) {
   return { path, body };
 }
 
-export function act(id, token, move) {
+export function act(id, token, move, onRetry = null) {
   const { path, body } = moveRequest(move);
-  return api("POST", `/v1/games/${encodeURIComponent(id)}/${path}`, { token, body });
+  return api("POST", `/v1/games/${encodeURIComponent(id)}/${path}`, { token, body, onRetry });
 }
 
 // Seat tokens, kept in this browser's localStorage so that a reload resumes the seat.

@@ -38,15 +38,20 @@ export function sortCards(cards, by) {
   return [...cards].sort((a, b) => key(a) - key(b));
 }
 
-/** A card as a face: suit in colour, jokers distinct. `standsFor`: what a joker on the table is. */
+/** A card as a face: suit in colour, jokers distinct. `standsFor`: what a joker on the table is.
+ * A card shown is an image named in words ("king of clubs"); a card to press (a button) is
+ * named by what it shows, then in words ("K♣ king of clubs"), so that its visible text is
+ * part of its name (speech input says what it sees). */
 export function cardFace(code, { standsFor = null, tag = "span", props = {} } = {}) {
   const suit = suitOf(code);
   const cls = ["card", isJoker(code) ? "joker" : "suit-" + suit, suit === "H" || suit === "D" ? "red" : "black"];
-  const label = isJoker(code) && standsFor ? `joker as the ${cardName(standsFor)}` : cardName(code);
+  const words = isJoker(code) && standsFor ? `joker as the ${cardName(standsFor)}` : cardName(code);
+  const shown = isJoker(code) ? "★" : cardText(code);
+  const label = tag === "button" ? `${shown} ${words}` : words;
   return h(
     tag,
-    { class: cls.join(" ") + (props.class ? " " + props.class : ""), "aria-label": label, title: label, ...omit(props, "class"), dataset: { card: code, ...(props.dataset || {}) } },
-    h("span", { class: "face", "aria-hidden": "true" }, isJoker(code) ? "★" : cardText(code)),
+    { class: cls.join(" ") + (props.class ? " " + props.class : ""), role: tag === "span" ? "img" : false, "aria-label": label, title: words, ...omit(props, "class"), dataset: { card: code, ...(props.dataset || {}) } },
+    h("span", { class: "face", "aria-hidden": "true" }, shown),
     isJoker(code) && standsFor ? h("span", { class: "stands", "aria-hidden": "true" }, "=" + cardText(standsFor)) : null,
   );
 }

@@ -7,6 +7,14 @@ export const EVENT_TYPES = [
   "round_ended", "game_ended", "seat_absent", "seat_returned",
 ];
 
+/** The seats' names as the page shows them: a name that two seats share gets its seat's
+ * number ("Ann (seat 1)", "Ann (seat 3)"), so every seat can be told apart. */
+export function distinctNames(names) {
+  const counts = new Map();
+  for (const name of names) if (name) counts.set(name, (counts.get(name) || 0) + 1);
+  return names.map((name, i) => (name && counts.get(name) > 1 ? `${name} (seat ${i + 1})` : name));
+}
+
 export function seatName(names, seat) {
   if (seat === null || seat === undefined) return "—";
   const name = names && names[seat];

@@ -1,6 +1,6 @@
 // The bot ladder (docs/ladder.md): the leaderboard of a variant, its recent matches, and a
 // bot's rating history. Read-only: bots enter through the API with their own tokens.
-import { api } from "./api.js";
+import { api, errorText } from "./api.js";
 import { h, replace } from "./dom.js";
 
 const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
@@ -34,13 +34,13 @@ function tabs(variant, botId) {
     "nav",
     { class: "tabs", "aria-label": "Variant" },
     Object.entries(VARIANTS).map(([key, label]) =>
-      h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-pressed": String(key === variant) }, label),
+      h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-current": key === variant ? "page" : false }, label),
     ),
   );
 }
 
 function problem(root, title, error) {
-  replace(root, h("h1", {}, title), h("p", { class: "problem", text: error.detail || String(error) }));
+  replace(root, h("h1", {}, title), h("p", { class: "problem", role: "alert", text: errorText(error) }));
 }
 
 async function showBoard(root, st, variant) {

@@ -1,6 +1,6 @@
 // The lobby: create a table, fill it with house bots, join an open seat, list tables to watch.
-import { games, houseBotNames, seats as seatStore } from "./api.js";
-import { h, replace, showError } from "./dom.js";
+import { errorText, games, houseBotNames, seats as seatStore } from "./api.js";
+import { h, replace } from "./dom.js";
 
 const PAGE_SIZE = 20;
 
@@ -37,6 +37,12 @@ function createForm() {
   const seed = h("input", { name: "seed", id: "seed", pattern: "[0-9a-fA-F]{32,128}", placeholder: "32 to 128 hex digits" });
   const startRound = h("input", { name: "start_round", id: "start-round", type: "number", min: 1, max: 8 });
   const stacked = h("textarea", { name: "stacked_decks", id: "stacked-decks", rows: 3, placeholder: '[["7C", "9D", ...], null]' });
+  const problem = h("p", { class: "error here", role: "alert", id: "create-error", hidden: true });
+  const showError = (message) => {
+    problem.textContent = message || "";
+    problem.hidden = !message;
+    if (message) problem.scrollIntoView({ block: "nearest" });
+  };
   const form = h(
     "form",
     {
@@ -69,14 +75,11 @@ function createForm() {
           const mine = created.seats[0];
           seatStore.set(created.game_id, { token: mine.token, seat: mine.seat, name: mine.name });
           if (bots.value) {
-            for (let seat = 0; seat < body.seats; seat++) {
-              if (seat === mine.seat) continue;
-              await games.takeSeat(created.game_id, { house_bot: bots.value, seat });
-            }
+            for (let i = 1; i < body.seats; i++) await games.takeSeat(created.game_id, { house_bot: bots.value });
           }
           location.hash = `#/game/${encodeURIComponent(created.game_id)}`;
         } catch (error) {
-          showError(error.detail || String(error));
+          showError(errorText(error));
         } finally {
           submit.disabled = false;
         }
@@ -91,6 +94,7 @@ function createForm() {
       h("div", { class: "fields" }, field("Seed", seed), field("Start at round", startRound), field("Stacked decks (JSON)", stacked, "per round, the top of the pack, top first")),
     ),
     h("div", { class: "buttons" }, h("button", { type: "submit", class: "primary", id: "create" }, "Create the table")),
+    problem,
   );
   const submit = form.querySelector("#create");
   return form;
@@ -99,14 +103,19 @@ function createForm() {
 async function listTables(st) {
   const box = document.getElementById("tables");
   if (!box || st.closed) return;
+  const asked = `${st.status}/${st.page}`;
+  if (st.listing === asked) return; // still being read (a server slow to answer is retried)
+  st.listing = asked;
   let list;
   try {
     list = await games.list({ status: st.status, page: st.page, page_size: PAGE_SIZE });
   } catch (error) {
-    replace(box, h("p", { class: "problem", text: error.detail || String(error) }));
+    st.listing = null;
+    replace(box, h("h2", {}, "Tables"), h("p", { class: "problem", role: "status", text: errorText(error) }));
     return;
   }
-  if (st.closed) return;
+  st.listing = null;
+  if (st.closed || asked !== `${st.status}/${st.page}`) return; // another tab or page was asked for meanwhile
   const tab = (status, label) =>
     h(
       "button",
@@ -133,7 +142,7 @@ async function listTables(st) {
       ? h(
           "table",
           { class: "game-list" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Players"), h("th", { scope: "col" }, ""))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Players"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Open")))),
           h(
             "tbody",
             {},

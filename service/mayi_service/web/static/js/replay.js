@@ -1,9 +1,9 @@
 // The replay of a finished game (GET /v1/games/{id}/replay): every event, with every
 // private detail, stepped through one at a time. The page rebuilds the table from the events.
-import { games } from "./api.js";
+import { errorText, games } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace, showError } from "./dom.js";
-import { describeEvent, seatName } from "./events.js";
+import { describeEvent, distinctNames, seatName } from "./events.js";
 
 export function mountReplay(root, gameId) {
   const st = { id: gameId, replay: null, states: [], step: 0, sortBy: "suit", closed: false };
@@ -22,13 +22,13 @@ export function mountReplay(root, gameId) {
     .replay(gameId)
     .then((replay) => {
       if (st.closed) return;
-      st.replay = replay;
-      st.states = rebuild(replay);
+      st.replay = { ...replay, names: distinctNames(replay.names) };
+      st.states = rebuild(st.replay);
       st.step = 0;
       render(st, root);
     })
     .catch((error) => {
-      replace(root, h("h1", {}, "Replay"), h("p", { class: "problem", text: error.detail || String(error) }), h("p", {}, h("a", { href: `#/watch/${encodeURIComponent(gameId)}` }, "Watch the table"), " · ", h("a", { href: "#/" }, "Lobby")));
+      replace(root, h("h1", {}, "Replay"), h("p", { class: "problem", role: "alert", text: errorText(error) }), h("p", {}, h("a", { href: `#/watch/${encodeURIComponent(gameId)}` }, "Watch the table"), " · ", h("a", { href: "#/" }, "Lobby")));
     });
   return () => {
     st.closed = true;

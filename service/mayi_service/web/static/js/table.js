@@ -1,11 +1,15 @@
 // A table: play (with this browser's seat token) or watch (no token: the public view).
-import { ApiError, act, games, houseBotNames, seats as seatStore } from "./api.js";
+import { ApiError, UNREACHABLE, act, errorText, games, houseBotNames, seats as seatStore } from "./api.js";
 import * as C from "./cards.js";
-import { h, replace, showError } from "./dom.js";
-import { EVENT_TYPES, describeEvent, seatName } from "./events.js";
+import { h, replace } from "./dom.js";
+import { EVENT_TYPES, describeEvent, distinctNames, seatName } from "./events.js";
 import { fillBotOptions } from "./lobby.js";
 
 const LOG_SIZE = 60;
+/** A long-poll's wait (s) when the event stream is refused; how often (ms) a waiting table is read. */
+const POLL_WAIT = 25;
+const WAITING_POLL_MS = 2000;
+const TITLE = document.title;
 
 /** Mount the table of `gameId` in `root`; `watch`: never use a token. Returns the clean-up. */
 export function mountTable(root, gameId, { watch = false } = {}) {
@@ -24,8 +28,30 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     refreshing: null,
     again: false,
     closed: false,
+    error: null, // {message, at}: shown next to the action `at` ("moves", "go-down", "seats")
+    live: "reconnecting", // true, "reconnecting" or false; `via`: "stream" or "poll"
+    via: "stream",
+    lastSeq: 0,
   };
   const clock = setInterval(() => tick(st), 250);
+  // While the table waits for players, nothing happens in its events: its view is read again.
+  // (Redrawn only when it changed: a choice being made in the page's forms is left alone.)
+  const waiting = setInterval(async () => {
+    if (!st.view || st.view.status !== "waiting" || st.busy || st.refreshing) return;
+    try {
+      const view = await games.view(st.id, st.token);
+      if (!st.closed && view && JSON.stringify(view) !== JSON.stringify(st.view)) {
+        setView(st, view);
+        render(st, root);
+      }
+    } catch (_) {
+      /* read again at the next tick; an action's error is shown by the action */
+    }
+  }, WAITING_POLL_MS);
+  const offline = () => stopFollowing(st, root);
+  const online = () => refresh(st, root).then(() => follow(st, root));
+  window.addEventListener("offline", offline);
+  window.addEventListener("online", online);
   houseBotNames().then((names) => {
     st.botNames = names;
     if (st.view && st.view.status === "waiting" && !st.closed) render(st, root);
@@ -38,8 +64,11 @@ export function mountTable(root, gameId, { watch = false } = {}) {
   return () => {
     st.closed = true;
     clearInterval(clock);
-    clearTimeout(st.reopen);
-    if (st.stream) st.stream.close();
+    clearInterval(waiting);
+    window.removeEventListener("offline", offline);
+    window.removeEventListener("online", online);
+    stopFollowing(st, root);
+    document.title = TITLE;
   };
 }
 
@@ -64,10 +93,10 @@ async function refresh(st, root) {
           continue;
         }
         if (!st.view) {
-          replace(root, h("h1", {}, "Table"), h("p", { class: "problem", text: error.detail || String(error) }), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
+          replace(root, h("h1", {}, "Table"), h("p", { class: "problem", role: "alert", text: errorText(error) }), h("p", {}, h("a", { href: "#/" }, "Back to the lobby")));
           return;
         }
-        showError(error.detail || String(error));
+        setLive(st, root, "reconnecting"); // the view is read again with the next event
       }
     } while (st.again && !st.closed);
     if (!st.closed && st.view) render(st, root);
@@ -100,16 +129,30 @@ async function preloadLog(st) {
 }
 
 function openStream(st, root) {
+  st.lastSeq = Math.max(st.lastSeq, st.view.last_event);
   preloadLog(st).then(() => render(st, root));
-  listen(st, root);
+  follow(st, root);
 }
 
-/** Follow the game by SSE from the view's last event. The browser reconnects by itself
- * (with Last-Event-ID) when a stream ends; a stream refused outright (429: too many open
- * streams, 503) closes the EventSource, so the page opens a new one later, backing off. */
+/** Follow the game live: by SSE (the browser reconnects by itself, with Last-Event-ID, when
+ * a stream ends), or, once a stream is refused (429: this address holds its streams, 503),
+ * by long-polling the events (GET .../events?wait=, with the seat's token: counted per seat). */
+function follow(st, root) {
+  if (st.closed || !st.view || st.view.status === "finished" || st.stream || st.poller) return;
+  if (st.via === "poll") poll(st, root);
+  else listen(st, root);
+}
+
+function stopFollowing(st, root) {
+  if (st.stream) st.stream.close();
+  st.stream = null;
+  if (st.poller) st.poller.abort();
+  st.poller = null;
+  if (!st.closed) setLive(st, root, "reconnecting");
+}
+
 function listen(st, root) {
-  if (st.closed || st.view.status === "finished") return;
-  const source = new EventSource(games.streamUrl(st.id, st.view.last_event));
+  const source = new EventSource(games.streamUrl(st.id, st.lastSeq));
   st.stream = source;
   const onEvent = (message) => {
     let event;
@@ -124,31 +167,62 @@ function listen(st, root) {
     });
   };
   for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
-  source.addEventListener("open", () => {
-    st.backoff = 0;
-    setLive(root, true);
-  });
+  source.addEventListener("open", () => setLive(st, root, true, "stream"));
   source.addEventListener("error", () => {
+    if (st.stream !== source) return;
     if (source.readyState !== EventSource.CLOSED) {
-      setLive(root, "reconnecting");
+      setLive(st, root, "reconnecting");
       refresh(st, root); // it resumes after the last event it had (Last-Event-ID)
       return;
     }
-    setLive(root, false);
-    if (st.closed) return;
-    st.backoff = Math.min((st.backoff || 1000) * 2, 30000);
-    st.reopen = setTimeout(() => refresh(st, root).then(() => st.stream === source && listen(st, root)), st.backoff);
+    // Refused (429, 503), or the game is over (204): long-poll instead, from the last event seen.
+    st.stream = null;
+    st.via = "poll";
+    refresh(st, root).then(() => follow(st, root));
   });
 }
 
-function setLive(root, state) {
+async function poll(st, root) {
+  const poller = new AbortController();
+  st.poller = poller;
+  let pause = 0;
+  let wait = 0; // the first read answers at once (what happened meanwhile); then each waits
+  while (!st.closed && st.poller === poller && st.view.status !== "finished") {
+    if (pause) await new Promise((resolve) => setTimeout(resolve, pause));
+    if (st.closed || st.poller !== poller) return;
+    try {
+      const onRetry = (message) => message && setLive(st, root, "reconnecting"); // the server is not answering
+      const page = await games.events(st.id, st.lastSeq, { token: st.token, wait, signal: poller.signal, onRetry });
+      pause = 0;
+      wait = POLL_WAIT;
+      setLive(st, root, true, "poll");
+      if (page.events.length) {
+        for (const event of page.events) addLog(st, event);
+        await refresh(st, root);
+      }
+    } catch (error) {
+      if (poller.signal.aborted) return;
+      setLive(st, root, "reconnecting");
+      const after = error instanceof ApiError ? Number((error.problem && error.problem.retry_after) || 0) : 0;
+      pause = Math.max(after * 1000, 2000);
+    }
+  }
+  if (st.poller === poller) st.poller = null;
+}
+
+function setLive(st, root, state, via = st.via) {
+  st.live = state;
+  st.via = via;
   const badge = root.querySelector("#live");
   if (!badge) return;
   badge.textContent = state === true ? "live" : state === "reconnecting" ? "reconnecting…" : "not live";
   badge.dataset.state = String(state);
+  badge.dataset.via = via;
+  badge.title = state === true ? (via === "poll" ? "following the game by long-polling its events" : "following the game by its event stream") : "";
 }
 
 function addLog(st, event) {
+  st.lastSeq = Math.max(st.lastSeq, event.seq);
   if (st.log.some((e) => e.seq === event.seq)) return;
   st.log.push(event);
   st.log.sort((a, b) => a.seq - b.seq);
@@ -156,22 +230,28 @@ function addLog(st, event) {
 }
 
 function names(view) {
-  return view.seats.map((s) => s.name);
+  return distinctNames(view.seats.map((s) => s.name));
 }
 
 // --- actions ----------------------------------------------------------------
 
-async function send(st, root, move) {
+/** Show `message` (words, or null to clear) next to the action area `at`, and bring it into view. */
+function setError(st, root, message, at) {
+  st.error = message ? { message, at } : null;
+  if (!st.closed && st.view) render(st, root);
+}
+
+async function send(st, root, move, at = "moves") {
   if (st.busy) return;
   st.busy = true;
   root.setAttribute("aria-busy", "true");
-  showError(null);
-  root.querySelectorAll(".actions button").forEach((b) => (b.disabled = true));
+  setError(st, root, null);
   try {
-    const view = await act(st.id, st.token, move);
+    const view = await act(st.id, st.token, move, (message) => setError(st, root, message, at));
     if (view) setView(st, view);
+    st.error = null;
   } catch (error) {
-    showError(error.detail || String(error));
+    st.error = { message: errorText(error), at };
   } finally {
     st.busy = false;
     render(st, root);
@@ -180,7 +260,7 @@ async function send(st, root, move) {
 }
 
 async function takeSeat(st, root, body) {
-  showError(null);
+  setError(st, root, null);
   try {
     const taken = await games.takeSeat(st.id, body);
     seatStore.set(st.id, { token: taken.token, seat: taken.seat, name: body.name || null });
@@ -188,19 +268,44 @@ async function takeSeat(st, root, body) {
     setView(st, taken.game);
     await refresh(st, root);
   } catch (error) {
-    showError(error.detail || String(error));
+    setError(st, root, errorText(error), "seats");
   }
 }
 
+/** Seat a house bot of `kind` in each seat still open now (the lowest open one each time:
+ * a seat someone takes meanwhile is theirs, and the filling stops when none is left). */
 async function fillWithBots(st, root, kind) {
-  showError(null);
+  setError(st, root, null);
+  st.busy = true;
   try {
-    const open = st.view.seats.filter((s) => !s.taken).map((s) => s.seat);
-    for (const seat of open) await games.takeSeat(st.id, { house_bot: kind, seat });
+    const fresh = await games.view(st.id, st.token);
+    if (fresh) setView(st, fresh);
+    const open = st.view.seats.filter((s) => !s.taken).length;
+    for (let i = 0; i < open; i++) {
+      try {
+        await games.takeSeat(st.id, { house_bot: kind });
+      } catch (error) {
+        if (error instanceof ApiError && error.code === "game_started") break; // every seat is taken
+        throw error;
+      }
+    }
   } catch (error) {
-    showError(error.detail || String(error));
+    st.error = { message: errorText(error), at: "seats" };
+  } finally {
+    st.busy = false;
   }
   await refresh(st, root);
+}
+
+function errorBox(st, at) {
+  if (!st.error || st.error.at !== at) return null;
+  const retrying = st.error.message === UNREACHABLE;
+  return h(
+    "p",
+    { class: "error here" + (retrying ? " retrying" : ""), role: "alert", id: "action-error", dataset: { at } },
+    h("span", { class: "error-text" }, st.error.message + (retrying ? "…" : "")),
+    retrying ? null : h("button", { type: "button", class: "link", "aria-label": "Dismiss the message", dataset: { key: "dismiss-error" }, onclick: () => setError(st, st.root, null) }, "×"),
+  );
 }
 
 // --- rendering --------------------------------------------------------------
@@ -223,6 +328,7 @@ function tick(st) {
 
 function render(st, root) {
   if (st.closed) return;
+  st.root = root;
   const v = st.view;
   const playing = v.status !== "waiting";
   replace(
@@ -236,14 +342,17 @@ function render(st, root) {
     logPanel(st),
   );
   tick(st);
-  setLive(root, st.stream && st.stream.readyState === EventSource.OPEN ? true : v.status === "finished" ? false : "reconnecting");
+  setLive(st, root, v.status === "finished" ? false : st.live);
+  if (st.busy) root.querySelectorAll(".actions button, .waiting button").forEach((b) => (b.disabled = true));
+  const box = root.querySelector("#action-error");
+  if (box && box.getBoundingClientRect) box.scrollIntoView({ block: "nearest" });
 }
 
 function header(st) {
   const v = st.view;
   const variant = v.variant === "shanghai" ? "Shanghai" : "May I";
   const you = typeof v.seat === "number" ? v.seat : null;
-  const role = st.token && you !== null ? `You are ${seatName(names(v), you)} (seat ${you + 1})` : "Watching as a spectator";
+  const role = st.token && you !== null ? `You are ${v.seats[you].name || "a player"} (seat ${you + 1})` : "Watching as a spectator";
   return h(
     "section",
     { class: "game-head", "aria-label": "Game" },
@@ -263,6 +372,25 @@ function header(st) {
   );
 }
 
+/** What is the person's to do now: "turn" (their move: a turn, the first upcard offered
+ * to them, a discard owed), "answer" (they may claim the upcard before another seat draws),
+ * or "none"; and the words that say so. */
+function yourPart(st) {
+  const v = st.view;
+  const legal = (st.token && v.legal) || [];
+  if (!legal.length || typeof v.seat !== "number" || v.status !== "playing") return { part: "none", words: "" };
+  const card = v.upcard ? C.cardText(v.upcard) : "";
+  const claims = legal.some((m) => m.type === "claim");
+  if (claims && v.phase !== "first_offer" && v.turn !== v.seat) {
+    const what = v.variant === "shanghai" ? `buy ${card}` : `call May I on ${card}`;
+    return { part: "answer", words: `You may ${what}, or pass. ` };
+  }
+  if (v.phase === "first_offer") return { part: "turn", words: `Your move: take the upcard ${card}, or pass. ` };
+  if (v.phase === "first_discard") return { part: "turn", words: "Your move: discard a card. " };
+  if (v.phase === "draw") return { part: "turn", words: "Your move: draw. " };
+  return { part: "turn", words: "Your move: go down, lay off, or discard. " };
+}
+
 function statusLine(st) {
   const v = st.view;
   const n = names(v);
@@ -277,12 +405,13 @@ function statusLine(st) {
   } else {
     text = `${seatName(n, v.turn)} to ${v.phase === "draw" ? "draw" : v.phase === "first_discard" ? "discard" : "play"}.`;
   }
-  const mine = st.token && typeof v.seat === "number" && v.legal && v.legal.length > 0;
+  const you = yourPart(st);
+  document.title = (you.part === "turn" ? "Your turn · " : you.part === "answer" ? "Upcard on offer · " : "") + TITLE;
   return h(
     "div",
     { class: "status" },
-    h("p", { class: "round" }, `Round ${v.round.number} of ${v.round.of}: `, h("strong", {}, v.round.contract.text)),
-    h("p", { class: "turn" + (mine ? " yours" : ""), "aria-live": "polite", id: "turn" }, mine ? "Your move. " : "", text),
+    h("p", { class: "round" }, `Round ${v.round.number} of ${v.round.of}: `, h("strong", {}, v.round.contract.text), " · ", h("a", { href: "/rules", class: "rules-link" }, "Rules")),
+    h("p", { class: "turn" + (you.part === "turn" ? " yours" : you.part === "answer" ? " answer" : ""), "aria-live": "polite", id: "turn", dataset: { you: you.part } }, you.words, text),
     h("p", { id: "clock", class: "clock", "aria-live": "off" }),
   );
 }
@@ -298,13 +427,16 @@ function waitingPanel(st, root) {
   const v = st.view;
   const open = v.seats.filter((s) => !s.taken);
   const hasSeat = st.token && typeof v.seat === "number";
+  // The table's host: whoever holds its first seat (the one who created it, in the lobby).
+  const host = hasSeat && v.seat === 0;
+  const shown = names(v);
   let nameInput;
   let botSelect;
   return h(
     "section",
     { class: "waiting", "aria-label": "Seats" },
     h("h2", {}, `Waiting for players (${v.seats.length - open.length} of ${v.seats.length} seated)`),
-    h("ol", { class: "seat-list" }, v.seats.map((s) => h("li", { class: s.taken ? "taken" : "open" }, s.taken ? s.name || "taken" : "open seat", v.seat === s.seat ? " (you)" : ""))),
+    h("ol", { class: "seat-list" }, v.seats.map((s) => h("li", { class: s.taken ? "taken" : "open", dataset: { seat: s.seat } }, s.taken ? shown[s.seat] || "taken" : "open seat", v.seat === s.seat ? " (you)" : ""))),
     open.length && !hasSeat && !st.watch
       ? h(
           "form",
@@ -319,7 +451,7 @@ function waitingPanel(st, root) {
           h("button", { type: "submit", dataset: { key: "join" } }, "Join"),
         )
       : null,
-    open.length && (st.botNames || []).length
+    open.length && host && (st.botNames || []).length
       ? h(
           "form",
           {
@@ -333,6 +465,7 @@ function waitingPanel(st, root) {
           h("button", { type: "submit", dataset: { key: "fill" } }, `Fill ${open.length} open seat${open.length === 1 ? "" : "s"} with house bots`),
         )
       : null,
+    errorBox(st, "seats"),
     h("p", { class: "muted" }, "Share this page's address: others join from it, or watch."),
   );
 }
@@ -356,7 +489,7 @@ function seatsPanel(st) {
         return h(
           "li",
           { class: "seat" + (s.seat === v.seat ? " me" : "") + (s.seat === v.turn ? " on-turn" : ""), dataset: { seat: s.seat } },
-          h("span", { class: "name" }, s.name || `Seat ${s.seat + 1}`, s.seat === v.seat ? " (you)" : ""),
+          h("span", { class: "name" }, seatName(names(v), s.seat), s.seat === v.seat ? " (you)" : ""),
           h("span", { class: "count", dataset: { handCount: s.hand_count } }, `${s.hand_count} card${s.hand_count === 1 ? "" : "s"}`),
           h("span", { class: "total" }, `${s.total} pts`),
           s.claims_left !== null ? h("span", { class: "claims" }, `${s.claims_left} buys left`) : null,
@@ -382,7 +515,7 @@ function tablePanel(st) {
       h(
         "div",
         { class: "pile discard" },
-        v.discard_top ? C.cardFace(v.discard_top, { props: { id: "discard-top" } }) : h("span", { class: "card empty", "aria-label": "no discard" }, ""),
+        v.discard_top ? C.cardFace(v.discard_top, { props: { id: "discard-top" } }) : h("span", { class: "card empty", role: "img", "aria-label": "no discard" }, ""),
         h("span", { class: "pile-label" }, "Discards: ", h("strong", { id: "discard-count" }, String(v.discard_count))),
       ),
       window
@@ -536,7 +669,7 @@ function actionsPanel(st, root) {
     );
   }
   if (!legal.length && v.status === "playing") parts.push(h("p", { class: "muted" }, "Nothing to do now: waiting for the others."));
-  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), parts);
+  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), errorBox(st, "moves"), parts);
 }
 
 function contractCount(melds) {
@@ -593,12 +726,11 @@ function goDownPanel(st, root, goDowns, chosen) {
       "div",
       { class: "buttons" },
       button("Make a meld of the selected cards", "stage", () => {
-        if (!chosen.length) return showError("Select the cards of a meld first.");
+        if (!chosen.length) return setError(st, root, "Select the cards of a meld first.", "go-down");
         const meld = C.guessMeldType(chosen) === "run" ? C.orderRun(chosen) : chosen;
         st.staged.push(meld);
         st.selected = [];
-        showError(null);
-        render(st, root);
+        setError(st, root, null);
       }, { disabled: !chosen.length }),
       can ? button("Use the suggested melds", "suggest", () => {
         st.staged = goDowns[0].melds.map((m) => [...m]);
@@ -607,9 +739,10 @@ function goDownPanel(st, root, goDowns, chosen) {
       }) : null,
       button("Go down", "go-down", () => {
         const move = exact || { type: "go_down", melds: st.staged };
-        send(st, root, move);
+        send(st, root, move, "go-down");
       }, { disabled: !st.staged.length, class: "primary" }),
     ),
+    errorBox(st, "go-down"),
   );
 }
 
@@ -643,6 +776,6 @@ function logPanel(st) {
     "section",
     { class: "log", "aria-label": "What happened" },
     h("h2", {}, "What happened"),
-    h("ul", { class: "events", "aria-live": "polite" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
+    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
   );
 }
