@@ -2,9 +2,9 @@
 Playwright for Python (``playwright`` ships its driver; the browser is ``/usr/bin/chromium``,
 installed with ``apt-get install chromium``; Playwright's own browser download is never used).
 
-Accessibility: axe-core (pinned in ``tests/web/axe/package-lock.json``; ``npm ci`` there
-installs it, as ``.ci/run`` does) runs in every page a test visits, at each screenshot and
-when the test ends: a critical or serious violation fails the test.
+Accessibility: axe-core (pinned in ``tests/web/axe/package-lock.json``; the suite runs
+``npm ci`` there when it is missing) runs in every page a test visits, at each screenshot
+and when the test ends: a critical or serious violation fails the test.
 
 Screenshots go to ``artifacts/web/`` (git-ignored; ``MAYI_WEB_ARTIFACTS`` moves it).
 Waits are Playwright's auto-waiting ``expect`` with a generous timeout (a loaded 2-core
@@ -13,7 +13,10 @@ machine), never sleeps.
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import suppress
@@ -44,6 +47,24 @@ AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "a
 BLOCKING = ("critical", "serious")
 
 
+def _install_axe() -> None:
+    """``npm ci`` of the pinned axe-core, once for every test process (a file lock: under
+    xdist each worker would run it)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        return
+    folder = AXE.parents[2]
+    with open(folder / ".install.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not AXE.exists():
+            subprocess.run(
+                [npm, "ci", "--prefix", str(folder), "--no-audit", "--no-fund"],
+                check=False,
+                capture_output=True,
+                timeout=600,
+            )
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _chromium() -> None:
     """Skip (before starting anything) where Debian's Chromium is not installed; under CI
@@ -54,7 +75,9 @@ def _chromium() -> None:
             pytest.fail(message)
         pytest.skip(message)
     if not AXE.exists():
-        message = f"no axe-core at {AXE}: run npm ci in {AXE.parents[2]}"
+        _install_axe()
+    if not AXE.exists():
+        message = f"no axe-core at {AXE}: run npm ci --prefix {AXE.parents[2]}"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
