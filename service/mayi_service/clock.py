@@ -284,6 +284,10 @@ class _Worker(SimpleWorker):
     """RQ's simple worker, whose scheduler :func:`_keep_scheduler` may start again: the two
     never start one at once, and none is started once the worker has torn down."""
 
+    #: While Redis is away, RQ tries again after 1, 2, 4... s, up to a minute: its jobs would
+    #: wait that long after Redis is back. At most 2 s instead.
+    max_connection_wait_time = 2.0
+
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.scheduler_lock = threading.Lock()
