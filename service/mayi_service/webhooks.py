@@ -25,7 +25,7 @@ by an RQ job, signed by the Standard Webhooks specification.
 * **The due-set: at least once.** Every delivery not yet done is a member of one sorted
   set on the jobs Redis (:meth:`Webhooks.due_key`), scored with the time (ms) its
   attempt is due or its *lease* ends. Enqueueing an attempt, and starting it, lease it
-  for :attr:`Webhooks.lease_seconds` (the job's RQ timeout); its end (sent, given up, or
+  for :attr:`Webhooks.lease_seconds` (its two timeouts and 3 s); its end (sent, given up, or
   nothing to send) removes it or makes the next attempt due, only while the lease is
   still its own (the lease's score is its token). The *dispatcher* of every webhooks
   worker (:func:`start_dispatcher`) enqueues the attempts that fall due, and again any
@@ -86,6 +86,8 @@ USER_AGENT = "mayi-webhooks/1"
 DISPATCH_SECONDS = 1.0
 #: The most attempts the dispatcher enqueues at one look.
 DISPATCH_BATCH = 500
+#: An attempt's lease beyond its two timeouts (for the lookup and the log), in seconds.
+LEASE_MARGIN = 3.0
 
 # The due-set's scripts (on the jobs Redis, never a cluster). A member's score is the time
 # (ms) its attempt falls due or its lease ends; a lease is held while the score is its token.
@@ -399,8 +401,10 @@ class Webhooks:
         #: hold a worker for longer): the timeouts, plus time for the lookup and the log.
         self.job_timeout = math.ceil(settings.webhook_connect_seconds + settings.webhook_read_seconds) + 10
         #: An attempt's lease: one that has not ended this long after it was enqueued or
-        #: started is enqueued again (its job cannot still run: RQ stops it at its timeout).
-        self.lease_seconds = float(self.job_timeout)
+        #: started is enqueued again. Shorter than the job's timeout, so that a decision of
+        #: a 15 s claim window is still waiting when it is made again; an attempt slower than
+        #: this (a slow lookup) may be sent twice, with the same ``webhook-id``.
+        self.lease_seconds = settings.webhook_connect_seconds + settings.webhook_read_seconds + LEASE_MARGIN
         #: The Redis of the jobs (the queue's), which holds the due-set.
         self.jobs = queue.connection if queue is not None else None
         if self.jobs is not None:
