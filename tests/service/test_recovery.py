@@ -28,9 +28,6 @@ import requests
 from http_moves import auth
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
-from test_webhooks import receiver, register, seated_game, settings, worker_env
-
-__all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
 from serving import (
     RECOVER_SECONDS,
     cmdline,
@@ -42,6 +39,9 @@ from serving import (
     redis_process,
     wait_until,
 )
+from test_webhooks import receiver, register, seated_game, settings, worker_env
+
+__all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
 
 #: Loopback receivers: webhooks may reach them only with this setting (the default refuses
 #: every address that is not public).
