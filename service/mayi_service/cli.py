@@ -351,6 +351,7 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
     from .config import Settings
     from .ladder import _worker_ladder, start_ticker
     from .processes import die_with_parent
+    from .webhooks import start_dispatcher
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
     on_fork = die_with_parent()
@@ -372,9 +373,14 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
                 start_timer(games, clock, settings.clock_poll_seconds, stop)
         if "ladder" in kinds:
             start_ticker(_worker_ladder(), stop)
+    if "webhooks" in kinds:  # the deliveries that fall due: retries, and attempts a dead worker left
+        if burst:
+            games.bots.webhooks.dispatch()
+        else:
+            start_dispatcher(games.bots.webhooks, stop)
     try:
-        # RQ's scheduler queues the jobs due later (clocks, webhook retries); the ladder has none.
-        scheduler = kinds != ["ladder"]
+        # RQ's scheduler queues the clock jobs (due later); webhooks and the ladder have none.
+        scheduler = "games" in kinds
         run_worker(clock.jobs, queue_names(settings, kinds), burst=burst, scheduler=scheduler)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()

@@ -276,6 +276,76 @@ def queue_names(settings: Settings, kinds: Sequence[str] = JOB_KINDS) -> list[st
     return [names[kind] for kind in JOB_KINDS if kind in kinds]
 
 
+#: How often a job worker checks that its RQ scheduler runs, in seconds.
+SCHEDULER_CHECK_SECONDS = 1.0
+
+
+class _Worker(SimpleWorker):
+    """RQ's simple worker, whose scheduler :func:`_keep_scheduler` may start again: the two
+    never start one at once, and none is started once the worker has torn down."""
+
+    #: While Redis is away, RQ tries again after 1, 2, 4... s, up to a minute: its jobs would
+    #: wait that long after Redis is back. At most 2 s instead.
+    max_connection_wait_time = 2.0
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.scheduler_lock = threading.Lock()
+        self.torn_down = False
+
+    def run_maintenance_tasks(self) -> None:
+        with self.scheduler_lock:  # RQ starts a dead scheduler again here, every 10 minutes
+            super().run_maintenance_tasks()
+
+    def teardown(self) -> None:
+        with self.scheduler_lock:
+            self.torn_down = True
+            super().teardown()
+
+    def restart_scheduler(self) -> bool:
+        """Start the scheduler again if it is not running and its locks can be had (RQ's
+        own maintenance does the same); ``True`` if one was started."""
+        with self.scheduler_lock:
+            scheduler = self.scheduler
+            if scheduler is None or self.torn_down or self._shutdown_requested_date is not None:
+                return False
+            process = scheduler._process
+            if process is not None and process.is_alive():
+                return False
+            scheduler.acquire_locks(auto_start=True)
+            started = scheduler._process
+            return started is not None and started is not process and started.is_alive()
+
+
+def _keep_scheduler(running: list[_Worker]) -> threading.Thread:
+    """A daemon thread, for the life of the process (the parent-death signal of the
+    scheduler it forks follows this thread), that starts the RQ scheduler of the running
+    worker (``running[0]``) again within :data:`SCHEDULER_CHECK_SECONDS` of its death, as
+    soon as Redis answers: the scheduler process dies when Redis goes away, and RQ would
+    try again only at its maintenance, every 10 minutes. Its locks are the same scheduler's
+    (the same name), so its lock that survived in Redis is renewed, not waited out."""
+
+    def loop() -> None:
+        outage = Outage("RQ scheduler", log)
+        while True:
+            time.sleep(SCHEDULER_CHECK_SECONDS)
+            worker = running[0] if running else None
+            if worker is None:
+                continue
+            try:
+                if worker.restart_scheduler():
+                    log.warning("job worker: RQ's scheduler had stopped; started it again")
+                outage.answered()
+            except UNREACHABLE as exc:
+                outage.failed(exc)
+            except Exception:
+                log.exception("job worker: starting RQ's scheduler again")
+
+    thread = threading.Thread(target=loop, name="mayi-rq-scheduler", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_worker(
     connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False, scheduler: bool = True
 ) -> None:
@@ -284,13 +354,19 @@ def run_worker(
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
+    Its scheduler, which dies when Redis goes away, is started again by
+    :func:`_keep_scheduler` once Redis answers.
     """
     names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
     queues = [Queue(name, connection=connection) for name in names]
+    running: list[_Worker] = []
+    if scheduler and not burst:
+        _keep_scheduler(running)
     while True:
         worker = None
         try:
-            worker = SimpleWorker(queues, connection=connection)  # it talks to Redis already
+            worker = _Worker(queues, connection=connection)  # it talks to Redis already
+            running[:] = [worker]
             worker.work(burst=burst, with_scheduler=scheduler, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)
@@ -302,6 +378,10 @@ def run_worker(
         signal.signal(signal.SIGINT, signal.default_int_handler)
         time.sleep(1.0)  # never a busy loop, whatever stopped it
         _wait_for_redis(connection)
+        if worker is not None and worker.scheduler is not None:
+            # Its scheduler died with Redis: its locks would make the next one wait a minute.
+            with contextlib.suppress(*UNREACHABLE):
+                worker.scheduler.release_locks()
 
 
 def _wait_for_redis(connection: redis.Redis, most: float = 5.0) -> None:

@@ -19,10 +19,19 @@ by an RQ job, signed by the Standard Webhooks specification.
   rotation ``v1,<new> v1,<old>``).
 * **Retries.** One attempt per job run, with short timeouts (connect, then the whole
   answer); a failure (no connection, a timeout, any status but 2xx, a redirect included)
-  enqueues the next attempt with ``enqueue_in``: after 1, 2, 4, 8... seconds
-  (``MAYI_WEBHOOK_RETRY_SECONDS`` doubled each time, at most 60 s), while it comes before
-  the decision's deadline and within ``MAYI_WEBHOOK_MAX_ATTEMPTS``. A job never sleeps:
-  the worker also runs the turn clocks.
+  makes the next attempt due after 1, 2, 4, 8... seconds (``MAYI_WEBHOOK_RETRY_SECONDS``
+  doubled each time, at most 60 s), while it comes before the decision's deadline and
+  within ``MAYI_WEBHOOK_MAX_ATTEMPTS``. A job never sleeps.
+* **The due-set: at least once.** Every delivery not yet done is a member of one sorted
+  set on the jobs Redis (:meth:`Webhooks.due_key`), scored with the time (ms) its
+  attempt is due or its *lease* ends. Enqueueing an attempt, and starting it, lease it
+  for :attr:`Webhooks.lease_seconds` (its two timeouts and 3 s); its end (sent, given up, or
+  nothing to send) removes it or makes the next attempt due, only while the lease is
+  still its own (the lease's score is its token). The *dispatcher* of every webhooks
+  worker (:func:`start_dispatcher`) enqueues the attempts that fall due, and again any
+  attempt whose lease ran out: its worker died, Redis went away under it, or its job
+  was lost. RQ's scheduler is not involved, so a Redis restart or a worker's death
+  delays a delivery by one lease at most; the repeated attempt keeps its ``webhook-id``.
 * **SSRF.** :func:`resolve` resolves the URL's host once and refuses (unless
   ``MAYI_WEBHOOK_ALLOW_PRIVATE``) any address that is not public: loopback, private,
   link-local, CGNAT, multicast, unspecified, reserved, IPv6 unique-local, IPv4-mapped or
@@ -45,10 +54,10 @@ import math
 import re
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -63,6 +72,7 @@ from .decisions import decision_entry, decision_key
 from .games import Games, Viewer
 from .problems import ServiceError
 from .repository import GameRecord
+from .store import UNREACHABLE, Outage
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +83,39 @@ MAX_RETRY_DELAY = 60.0
 #: How long the "enqueued once" mark of a decision point is kept, in seconds.
 DEDUPE_SECONDS = 3600
 USER_AGENT = "mayi-webhooks/1"
+#: The longest pause of the dispatcher between two looks at the due-set, in seconds.
+DISPATCH_SECONDS = 1.0
+#: The most attempts the dispatcher enqueues at one look.
+DISPATCH_BATCH = 500
+#: An attempt's lease beyond its two timeouts (for the lookup and the log), in seconds.
+LEASE_MARGIN = 3.0
+
+# The due-set's scripts (on the jobs Redis, never a cluster). A member's score is the time
+# (ms) its attempt falls due or its lease ends; a lease is held while the score is its token.
+#: Lease every member due at ARGV[1] until ARGV[2] (at most ARGV[3] of them): returns
+#: the members, and the first score left (false: none).
+_TAKE = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {due, first[2] or false}
+"""
+#: If ARGV[1]'s lease is still ARGV[2], renew it until ARGV[3]: returns it (false: not held).
+_CLAIM = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return false end
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+return tonumber(ARGV[3])
+"""
+#: If ARGV[1]'s lease is still ARGV[2], end it: remove it, and add ARGV[3] due at ARGV[4]
+#: if given (the next attempt). Returns 1, or 0 when the lease was not held.
+_FINISH = """
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[3] then redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3]) end
+return 1
+"""
 
 _METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
@@ -384,6 +427,33 @@ def webhook_id(game_id: str, seat: int, key: str) -> str:
     return f"msg_{game_id}_{seat}_{key}"
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """One attempt of one delivery: the due-set's member."""
+
+    bot_id: str
+    game_id: str
+    seat: int
+    key: str
+    attempt: int
+
+    @property
+    def member(self) -> str:
+        return json.dumps([self.bot_id, self.game_id, self.seat, self.key, self.attempt], separators=(",", ":"))
+
+    @classmethod
+    def of(cls, member: str | bytes) -> Attempt:
+        bot_id, game_id, seat, key, attempt = json.loads(member)
+        return cls(str(bot_id), str(game_id), int(seat), str(key), int(attempt))
+
+    def next(self) -> Attempt:
+        return Attempt(self.bot_id, self.game_id, self.seat, self.key, self.attempt + 1)
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)
+
+
 class Webhooks:
     """Enqueues, sends and logs the webhook deliveries of the bots of one repository."""
 
@@ -400,6 +470,22 @@ class Webhooks:
         #: RQ's bound on one attempt (a receiver dripping its answer a byte at a time cannot
         #: hold a worker for longer): the timeouts, plus time for the lookup and the log.
         self.job_timeout = math.ceil(settings.webhook_connect_seconds + settings.webhook_read_seconds) + 10
+        #: An attempt's lease: one that has not ended this long after it was enqueued or
+        #: started is enqueued again. Shorter than the job's timeout, so that a decision of
+        #: a 15 s claim window is still waiting when it is made again; an attempt slower than
+        #: this (a slow lookup) may be sent twice, with the same ``webhook-id``.
+        self.lease_seconds = settings.webhook_connect_seconds + settings.webhook_read_seconds + LEASE_MARGIN
+        #: The Redis of the jobs (the queue's), which holds the due-set.
+        self.jobs = queue.connection if queue is not None else None
+        if self.jobs is not None:
+            self._take = self.jobs.register_script(_TAKE)
+            self._claim = self.jobs.register_script(_CLAIM)
+            self._finish = self.jobs.register_script(_FINISH)
+
+    def due_key(self) -> str:
+        """The due-set of the deliveries of this queue (on the jobs Redis)."""
+        assert self.queue is not None
+        return f"{self.queue.name}:due"
 
     def log_key(self, bot_id: str) -> str:
         return f"{self.repo.prefix}:{{bot:{bot_id}}}:deliveries"
@@ -453,19 +539,52 @@ class Webhooks:
             return False
         if not self.r.set(self.mark_key(bot_id, game_id, seat, key), "1", nx=True, ex=DEDUPE_SECONDS):
             return False
+        first = Attempt(bot_id, game_id, seat, key, 1)
+        lease = _ms(self.clock() + self.lease_seconds)
+        assert self.jobs is not None
+        self.jobs.zadd(self.due_key(), {first.member: lease})  # first: were the job lost, the lease ends
+        self._enqueue(first, lease)
+        return True
+
+    def _enqueue(self, attempt: Attempt, lease: int) -> None:
+        """Queue the job of ``attempt`` holding ``lease`` (a job per lease: a copy whose lease
+        was taken over finds it so and does nothing)."""
+        assert self.queue is not None
         self.queue.enqueue(
             run_delivery,
-            bot_id,
-            game_id,
-            seat,
-            key,
-            1,
-            job_id=f"webhook-{game_id}-{seat}-{key}-1",
+            attempt.bot_id,
+            attempt.game_id,
+            attempt.seat,
+            attempt.key,
+            attempt.attempt,
+            lease,
+            job_id=f"webhook-{attempt.game_id}-{attempt.seat}-{attempt.key}-{attempt.attempt}-{lease}",
             job_timeout=self.job_timeout,
             result_ttl=0,
             failure_ttl=3600,
         )
-        return True
+
+    def dispatch(self) -> float:
+        """Enqueue every attempt that is due, or whose lease ran out; return the seconds until
+        the next one falls due (at most :data:`DISPATCH_SECONDS`). Several workers'
+        dispatchers share the due-set: each attempt is leased by one."""
+        if self.jobs is None:
+            return DISPATCH_SECONDS
+        while True:
+            now = self.clock()
+            lease = _ms(now + self.lease_seconds)
+            members, first = self._take(keys=[self.due_key()], args=[_ms(now), lease, DISPATCH_BATCH])
+            for member in members:
+                self._enqueue(Attempt.of(member), lease)
+            if len(members) < DISPATCH_BATCH:
+                break
+        if first is None:
+            return DISPATCH_SECONDS
+        return min(DISPATCH_SECONDS, max(0.01, float(first) / 1000 - self.clock()))
+
+    def due(self) -> int:
+        """How many deliveries are not done yet (due, leased or waiting for their next attempt)."""
+        return int(self.jobs.zcard(self.due_key())) if self.jobs is not None else 0
 
     # -- one attempt (in the worker) ----------------------------------------------
     def decision(self, game_id: str, seat: int, key: str) -> dict[str, Any] | None:
@@ -488,9 +607,32 @@ class Webhooks:
             return None  # the clock plays it
         return decision_entry(view, key)
 
+    def run(self, attempt: Attempt, lease: int) -> dict[str, Any] | None:
+        """The job of ``attempt`` holding ``lease``: renew the lease, make the attempt, then end
+        the lease (removing the delivery, or making its next attempt due). A lease that is no
+        longer this job's (the dispatcher gave the attempt to another job) does nothing."""
+        assert self.jobs is not None
+        held = self._claim(keys=[self.due_key()], args=[attempt.member, lease, _ms(self.clock() + self.lease_seconds)])
+        if held is None:
+            return None
+        try:
+            entry = self.deliver(attempt.bot_id, attempt.game_id, attempt.seat, attempt.key, attempt.attempt)
+        except UNREACHABLE:
+            raise  # Redis went away: the lease ends, and the dispatcher enqueues the attempt again
+        except Exception:
+            self._finish(keys=[self.due_key()], args=[attempt.member, int(held)])  # a bug: not again
+            raise
+        then = entry["next_retry_at"] if entry is not None else None
+        args: list[Any] = [attempt.member, int(held)]
+        if then is not None:
+            args += [attempt.next().member, _ms(then)]
+        self._finish(keys=[self.due_key()], args=args)
+        return entry
+
     def deliver(self, bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1) -> dict[str, Any] | None:
-        """One attempt at delivering the seat's decision with ``key``; on failure, enqueue the next one.
-        Returns the delivery log entry (``None``: nothing to send)."""
+        """One attempt at delivering the seat's decision with ``key``. Returns the delivery log
+        entry (``None``: nothing to send); on failure, its ``next_retry_at`` says when the
+        next attempt is due (``None``: no more)."""
         try:
             bot = self.bots.load(bot_id)
         except ServiceError:
@@ -563,19 +705,6 @@ class Webhooks:
             elif deadline is not None and next_at >= deadline:
                 entry["error"] += "; no more attempts: the decision's deadline comes first"
             elif self.queue is not None:
-                self.queue.enqueue_in(
-                    timedelta(seconds=delay),
-                    run_delivery,
-                    bot_id,
-                    game_id,
-                    seat,
-                    key,
-                    attempt + 1,
-                    job_id=f"webhook-{game_id}-{seat}-{key}-{attempt + 1}",
-                    job_timeout=self.job_timeout,
-                    result_ttl=0,
-                    failure_ttl=3600,
-                )
                 entry["next_retry_at"] = next_at
         self.record(bot_id, entry)
         return entry
@@ -597,9 +726,39 @@ class Webhooks:
         return [json.loads(raw) for raw in self.r.lrange(self.log_key(bot_id), 0, -1)]
 
 
-def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1) -> None:
-    """RQ job: one attempt at delivering the decision of ``seat`` at ``game_id`` with ``key``."""
+def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1, lease: int | None = None) -> None:
+    """RQ job: attempt ``attempt`` at delivering the decision of ``seat`` at ``game_id`` with
+    ``key``, holding the due-set's ``lease`` (``None``: a job queued by an earlier version,
+    which had no due-set: it takes a lease first)."""
     from .clock import _worker_parts
 
     games, _ = _worker_parts()
-    games.bots.webhooks.deliver(bot_id, game_id, seat, key, attempt)
+    hooks = games.bots.webhooks
+    job = Attempt(bot_id, game_id, seat, key, attempt)
+    if lease is None and hooks.jobs is not None:
+        lease = _ms(hooks.clock() + hooks.lease_seconds)
+        hooks.jobs.zadd(hooks.due_key(), {job.member: lease})
+    if lease is not None:
+        hooks.run(job, lease)
+
+
+def start_dispatcher(hooks: Webhooks, stop: threading.Event) -> threading.Thread:
+    """A daemon thread that enqueues the deliveries that fall due (:meth:`Webhooks.dispatch`)
+    until ``stop``; it carries on by itself after a Redis outage."""
+
+    def loop() -> None:
+        wait, outage = 0.0, Outage("webhook dispatcher", log)
+        while not stop.wait(wait):
+            try:
+                wait = hooks.dispatch()
+                outage.answered()
+            except UNREACHABLE as exc:
+                outage.failed(exc)
+                wait = DISPATCH_SECONDS
+            except Exception:
+                log.exception("webhook dispatcher")
+                wait = DISPATCH_SECONDS
+
+    thread = threading.Thread(target=loop, name="mayi-webhook-dispatcher", daemon=True)
+    thread.start()
+    return thread

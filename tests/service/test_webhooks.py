@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from rq import Queue, SimpleWorker
-from rq.registry import ScheduledJobRegistry
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
@@ -116,17 +115,18 @@ def worker_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[
 
 
 def run_jobs(app: Any, until: Any = None) -> None:
-    """Run the webhook jobs with a real RQ worker (burst, in-process, with its scheduler) until
-    none is queued or scheduled (or until ``until()``), with a long cap."""
+    """Run the webhook jobs with a real RQ worker (burst, in-process), and the dispatcher that
+    enqueues the attempts falling due, until no delivery is left undone (or until
+    ``until()``), with a long cap."""
     hooks = app.extensions["mayi_bots"].webhooks
     queue: Queue = hooks.queue
-    scheduled = ScheduledJobRegistry(queue=queue)
     end = time.monotonic() + CAP
     while time.monotonic() < end:
-        SimpleWorker([queue], connection=queue.connection).work(burst=True, with_scheduler=True)
+        hooks.dispatch()
+        SimpleWorker([queue], connection=queue.connection).work(burst=True)
         if until is not None and until():
             return
-        if until is None and queue.count == 0 and scheduled.count == 0:
+        if until is None and queue.count == 0 and hooks.due() == 0:
             return
         time.sleep(0.2)
     raise AssertionError("the webhook jobs did not finish within the cap")
