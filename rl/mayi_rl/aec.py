@@ -25,26 +25,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from mayi_engine import Move, State, get_rules, new_game, play
+from mayi_engine import Move, State, new_game, play
 from mayi_engine.events import GameEnded, RoundEnded
 from mayi_engine.simulate import next_seat
 from mayi_engine.state import FINISHED_PHASE
 
-from .encoding import Layout, layout
+from .encoding import Layout, layout, table_rules
 from .rewards import place_rewards, round_rewards
-
-
-def table_rules(variant: str, options: dict[str, Any] | None = None, rounds: int | None = None) -> Any:
-    """The rules of ``variant`` with table ``options``; ``rounds``: play only the first
-    ``rounds`` rounds (a shorter game, for quick experiments and tests)."""
-    rules = get_rules(variant, options)
-    if rounds is None or rounds == len(rules.rounds):
-        return rules
-    if not 1 <= rounds <= len(rules.rounds):
-        raise ValueError(f"rounds must be 1 to {len(rules.rounds)} for {rules.title}, not {rounds}")
-    import dataclasses
-
-    return dataclasses.replace(rules, rounds=rules.rounds[:rounds])
 
 
 class MayIEnv(AECEnv):  # type: ignore[misc]

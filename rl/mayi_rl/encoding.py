@@ -14,13 +14,27 @@ Cards are indexed 0..52: 0 the joker, then ``rank * 4 + suit - 3`` for the natur
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from mayi_engine import Claim, Discard, DrawStock, GoDown, LayOff, Move, Pass, Rules, State, TakeDiscard, legal_moves
+from mayi_engine import (
+    Claim,
+    Discard,
+    DrawStock,
+    GoDown,
+    LayOff,
+    Move,
+    Pass,
+    Rules,
+    State,
+    TakeDiscard,
+    get_rules,
+    legal_moves,
+)
 from mayi_engine.cards import JOKER, card_code
 from mayi_engine.contracts import match_goal
 from mayi_engine.melds import Meld, read_meld
@@ -138,6 +152,9 @@ class Layout:
         self.size = start
         self._offsets = {name: p.start for name, p in self.parts.items()}
         self._meld_width = self.parts["melds"].shape[1]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Layout:
+        return self  # (never changed once made; a copied game state shares it)
 
     # ------------------------------------------------------------------
     # Actions
@@ -396,6 +413,17 @@ def _goal_of(state: State, seat: int, move: GoDown) -> int:
 def layout(rules: Rules, players: int) -> Layout:
     """The (cached) layout of a table."""
     return Layout(rules, players)
+
+
+def table_rules(variant: str, options: dict[str, Any] | None = None, rounds: int | None = None) -> Any:
+    """The rules of ``variant`` with table ``options``; ``rounds``: play only the first
+    ``rounds`` rounds (a shorter game, for quick experiments and tests)."""
+    rules = get_rules(variant, options)
+    if rounds is None or rounds == len(rules.rounds):
+        return rules
+    if not 1 <= rounds <= len(rules.rounds):
+        raise ValueError(f"rounds must be 1 to {len(rules.rounds)} for {rules.title}, not {rounds}")
+    return dataclasses.replace(rules, rounds=rules.rounds[:rounds])
 
 
 def every_table() -> list[tuple[str, int]]:
