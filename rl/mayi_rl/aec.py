@@ -108,6 +108,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         self.state = new_game(self.rules, names, self._rng.randbytes(32))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._rewarded = False
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -139,17 +140,23 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
             )
         self.state, events = play(self.state, self._seat, move)
         self._cumulative_rewards[agent] = 0.0
-        rewards = dict.fromkeys(self.agents, 0.0)
+        rewards: dict[str, float] | None = None
         agents = self.possible_agents
         for event in events:
-            if type(event) is RoundEnded:
-                for i, r in enumerate(round_rewards(event.scores)):
+            kind = type(event)
+            if kind is RoundEnded or kind is GameEnded:
+                if rewards is None:
+                    rewards = dict.fromkeys(self.agents, 0.0)
+                gains = round_rewards(event.scores) if kind is RoundEnded else place_rewards(event.totals)  # type: ignore[attr-defined]
+                for i, r in enumerate(gains):
                     rewards[agents[i]] += r
-            elif type(event) is GameEnded:
-                for i, r in enumerate(place_rewards(event.totals)):
-                    rewards[agents[i]] += r
-        self.rewards = rewards
-        self._accumulate_rewards()
+        if rewards is not None:
+            self.rewards = rewards
+            self._rewarded = True
+            self._accumulate_rewards()
+        elif self._rewarded:  # (most steps reward nobody: the zeros stay as they are)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewarded = False
         if self.state.phase is FINISHED_PHASE:
             self.terminations = dict.fromkeys(self.agents, True)
             self._legal = {}
