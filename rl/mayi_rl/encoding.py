@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from mayi_engine import (
+    VARIANTS,
     Claim,
     Discard,
     DrawStock,
@@ -115,7 +116,9 @@ class Layout:
     def __post_init__(self) -> None:
         n = self.players
         self.melds = n * _max_melds(self.rules)
-        self.goals = len(self.rules.rounds)
+        # (A game of fewer rounds, ``rounds=``, keeps the variant's layout: a policy trained
+        # on short games plays whole ones.)
+        self.goals = len(VARIANTS.get(self.rules.name, self.rules).rounds)
         self.go_down_base = DISCARD_BASE + CARDS
         self.lay_off_base = self.go_down_base + self.goals
         self.pair_base = self.lay_off_base + self.melds * CARDS * ENDS
@@ -471,8 +474,6 @@ def table_rules(variant: str, options: dict[str, Any] | None = None, rounds: int
 
 def every_table() -> list[tuple[str, int]]:
     """Every table of the registered variants: ``(variant, players)``, for each player count."""
-    from mayi_engine import VARIANTS
-
     return [(name, n) for name, r in VARIANTS.items() for n in range(r.min_players, r.max_players + 1)]
 
 
