@@ -5,15 +5,13 @@ OpenSpiel's ISMCTS bot finishing games against the reference bots."""
 from __future__ import annotations
 
 import numpy as np
+import pyspiel
 import pytest
+from open_spiel.python.algorithms import ismcts
 
-pyspiel = pytest.importorskip("pyspiel", reason="the rl extra: pip install -e '.[test,rl]'")
-
-from open_spiel.python.algorithms import ismcts  # noqa: E402
-
-from mayi_engine import get_rules  # noqa: E402
-from mayi_rl import openspiel  # noqa: E402
-from mayi_rl.encoding import CARDS, layout  # noqa: E402
+from mayi_engine import get_rules
+from mayi_rl import openspiel
+from mayi_rl.encoding import CARDS, layout
 
 
 @pytest.mark.parametrize(
