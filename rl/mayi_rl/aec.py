@@ -88,7 +88,8 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         }
         self.action_spaces = {a: spaces.Discrete(lay.actions) for a in self.possible_agents}
         self._rng = random.Random(os.urandom(16))
-        self.state: State | None = None
+        #: The engine's state of the game being played (``mayi_engine.State``).
+        self.game: State | None = None
         self._legal: dict[int, Move] = {}
         self._seat = 0
 
@@ -105,7 +106,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._rng = random.Random(hashlib.blake2b(f"mayi_rl/{seed}".encode()).digest())
         names = [f"player_{i}" for i in range(self.layout.players)]
-        self.state = new_game(self.rules, names, self._rng.randbytes(32))
+        self.game = new_game(self.rules, names, self._rng.randbytes(32))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._rewarded = False
@@ -116,7 +117,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         self._select()
 
     def _select(self) -> None:
-        state = self.state
+        state = self.game
         assert state is not None
         self._seat = seat = next_seat(state)
         self.agent_selection = self.possible_agents[seat]
@@ -130,7 +131,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             self._was_dead_step(action)
             return
-        assert self.state is not None
+        assert self.game is not None
         agent = self.agent_selection
         move = self._legal.get(int(action)) if action is not None else None
         if move is None:
@@ -138,7 +139,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
                 f"action {action!r} is masked for {agent}: pick one whose action_mask is 1 "
                 f"({len(self._legal)} legal now)"
             )
-        self.state, events = play(self.state, self._seat, move)
+        self.game, events = play(self.game, self._seat, move)
         self._cumulative_rewards[agent] = 0.0
         rewards: dict[str, float] | None = None
         agents = self.possible_agents
@@ -157,7 +158,7 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
         elif self._rewarded:  # (most steps reward nobody: the zeros stay as they are)
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewarded = False
-        if self.state.phase is FINISHED_PHASE:
+        if self.game.phase is FINISHED_PHASE:
             self.terminations = dict.fromkeys(self.agents, True)
             self._legal = {}
         else:
@@ -166,19 +167,19 @@ class MayIEnv(AECEnv):  # type: ignore[misc]
             self.render()
 
     def observe(self, agent: str) -> dict[str, Any]:
-        assert self.state is not None
+        assert self.game is not None
         seat = self.agent_name_mapping[agent]
         lay = self.layout
-        obs = lay.observe(self.state, seat)
+        obs = lay.observe(self.game, seat)
         mask = lay.mask(self._legal) if seat == self._seat else np.zeros(lay.actions, np.int8)
         if self.obs_type == "dict":
             return {"observation": {k: v.copy() for k, v in lay.split(obs).items()}, "action_mask": mask}
         return {"observation": obs, "action_mask": mask}
 
     def render(self) -> str | None:
-        if self.render_mode is None or self.state is None:
+        if self.render_mode is None or self.game is None:
             return None
-        text = repr(self.state)
+        text = repr(self.game)
         if self.render_mode == "human":
             print(text)
             return None

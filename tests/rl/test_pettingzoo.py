@@ -46,7 +46,7 @@ def play_out(env: MayIEnv, seed: int) -> dict[str, float]:
 def test_a_game_ends_with_the_documented_rewards(variant: str, players: int) -> None:
     env = MODULES[variant].env(players=players, rounds=2)
     summed = play_out(env, seed=5)
-    state = env.state
+    state = env.game
     assert state is not None and state.finished and len(state.results) == 2
     expected = np.zeros(players)
     for result in state.results:
@@ -69,4 +69,4 @@ def test_a_masked_action_is_refused_naming_the_mask() -> None:
 def test_the_same_seed_deals_the_same_game() -> None:
     a, b = shanghai_v0.env(players=4), shanghai_v0.env(players=4)
     assert play_out(a, 9) == play_out(b, 9)
-    assert a.state is not None and b.state is not None and a.state.totals == b.state.totals
+    assert a.game is not None and b.game is not None and a.game.totals == b.game.totals
