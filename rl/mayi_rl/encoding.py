@@ -473,8 +473,10 @@ def table_rules(variant: str, options: dict[str, Any] | None = None, rounds: int
 
 
 def every_table() -> list[tuple[str, int]]:
-    """Every table of the registered variants: ``(variant, players)``, for each player count."""
-    return [(name, n) for name, r in VARIANTS.items() for n in range(r.min_players, r.max_players + 1)]
+    """Every table of both games: ``(variant, players)`` for May I and Shanghai at each player count."""
+    from mayi_engine import MAY_I, SHANGHAI
+
+    return [(r.name, n) for r in (MAY_I, SHANGHAI) for n in range(r.min_players, r.max_players + 1)]
 
 
 def describe_layout(lay: Layout) -> list[dict[str, Any]]:
