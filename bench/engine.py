@@ -30,11 +30,15 @@ What is measured:
   states in round 7 (the largest seen over played games, seats named with 40
   ASCII characters, the longest name the API takes).
 * ``--compare``: RLCard's gin-rummy environment, random legal actions through
-  ``env.step`` from ``env.reset()`` to the end of the game, in the same process.
+  ``env.step`` from ``env.reset()`` to the end of the game, in the same process; and,
+  with the ``rl`` extra installed, our PettingZoo environment (``mayi_rl``, 4-player
+  May I) the same way: ``env.last()`` (the observation and action mask, built every
+  step as RLCard's ``step`` builds its state) and a random unmasked action to
+  ``env.step``, each RLCard run paired with one of ours.
 
 Goals: engine >= 27,000 actions/s with the random policy (and >= 3.0x RLCard's
-gin-rummy steps/s: the engine's speed is the strong bot's search budget), solver
-p99 <= 1 ms, state <= 4 KB.
+gin-rummy steps/s: the engine's speed is the strong bot's search budget), the
+PettingZoo environment >= 1.5x RLCard's steps/s, solver p99 <= 1 ms, state <= 4 KB.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ POLICIES: dict[str, Policy] = {"random": random_policy, "greedy": bot_policy(mak
 #: Goals (also in bench/README.md).
 GOAL_ACTIONS_PER_SECOND = 27_000
 GOAL_RATIO_VS_RLCARD = 3.0
+GOAL_ENV_RATIO_VS_RLCARD = 1.5
 GOAL_SOLVER_P99_SECONDS = 1e-3
 GOAL_STATE_BYTES = 4096
 
@@ -403,6 +408,32 @@ def rlcard_available() -> bool:
     return importlib.util.find_spec("rlcard") is not None and importlib.util.find_spec("numpy") is not None
 
 
+def env_available() -> bool:
+    """Whether the rl extra (mayi_rl, pettingzoo) is importable here."""
+    return importlib.util.find_spec("mayi_rl") is not None and importlib.util.find_spec("pettingzoo") is not None
+
+
+def play_env(env: Any, games: int, seed: int, clock: Clock = time.perf_counter) -> tuple[int, float]:
+    """Steps and seconds for ``games`` games of our PettingZoo environment, random unmasked
+    actions, the observation built every step (``env.last()``)."""
+    import numpy as np
+
+    rng = random.Random(seed)
+    steps = 0
+    start = clock()
+    for g in range(games):
+        env.reset(seed=seed + g)
+        for _ in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.randrange(len(legal))]))
+            steps += 1
+    return steps, clock() - start
+
+
 def play_rlcard(env: Any, games: int, seed: int, clock: Clock = time.perf_counter) -> tuple[int, float]:
     """Steps and seconds for ``games`` gin-rummy games of random legal actions."""
     env.seed(seed)
@@ -419,17 +450,26 @@ def play_rlcard(env: Any, games: int, seed: int, clock: Clock = time.perf_counte
 
 
 def bench_rlcard(
-    runs: int, games: int, seed: int, clock: Clock = time.perf_counter, engine_games: int = 0
+    runs: int, games: int, seed: int, clock: Clock = time.perf_counter, engine_games: int = 0, env_games: int = 0
 ) -> dict[str, Any]:
     """RLCard's gin-rummy steps/s. With ``engine_games``, each RLCard run is paired with a
     run of our random-policy loop just before it, and the ratio of each pair is kept: the
-    two loops then see the same load on a shared machine."""
+    two loops then see the same load on a shared machine. With ``env_games`` (and the rl
+    extra), each is also paired with a run of our PettingZoo environment."""
     import rlcard  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     env = rlcard.make("gin-rummy", config={"seed": seed})
     play_rlcard(env, 2, seed + 1)  # warm up
+    ours_env = None
+    if env_games and env_available():
+        from mayi_rl import may_i_v0
+
+        ours_env = may_i_v0.env(players=PLAYERS)
+        play_env(ours_env, 1, seed + 1)  # warm up
     rates: list[float] = []
     ratios: list[float] = []
+    env_rates: list[float] = []
+    env_ratios: list[float] = []
     steps = 0
     for _ in range(runs):
         ours = math.nan
@@ -437,11 +477,21 @@ def bench_rlcard(
             clear_engine_caches()
             gc.collect()
             ours = play_games("random", engine_games, seed, clock=clock).actions_per_second
+        if ours_env is not None:
+            gc.collect()
+            env_steps, env_seconds = play_env(ours_env, env_games, seed, clock)
+            env_rates.append(env_steps / env_seconds)
         gc.collect()
         steps, seconds = play_rlcard(env, games, seed, clock)
         rates.append(steps / seconds)
         ratios.append(ours / rates[-1])
+        if ours_env is not None:
+            env_ratios.append(env_rates[-1] / rates[-1])
     return {
+        "env_steps_per_second": median(env_rates) if env_rates else None,
+        "env_steps_per_second_min": min(env_rates) if env_rates else None,
+        "env_steps_per_second_max": max(env_rates) if env_rates else None,
+        "env_paired_ratios": [round(x, 3) for x in env_ratios],
         "paired_ratios": [round(x, 3) for x in ratios],
         "version": getattr(rlcard, "__version__", "?"),
         "game": "gin-rummy",
@@ -533,6 +583,25 @@ def report(results: dict[str, Any]) -> str:
                 "median of paired runs (ours, then RLCard's)",
             )
         )
+        if rl.get("env_steps_per_second") is not None:
+            value = (
+                f"{rl['env_steps_per_second']:,.0f} "
+                f"({rl['env_steps_per_second_min']:,.0f}-{rl['env_steps_per_second_max']:,.0f})"
+            )
+            lines.append(_row("env steps/s (PettingZoo, May I 4p)", value, "", None, "observation every step"))
+            env_ratios = rl["env_paired_ratios"]
+            ratio = median(env_ratios)
+            lines.append(
+                _row(
+                    "ratio env / RLCard",
+                    f"{ratio:.2f} ({min(env_ratios):.2f}-{max(env_ratios):.2f})",
+                    f">= {GOAL_ENV_RATIO_VS_RLCARD:.1f}",
+                    ratio / GOAL_ENV_RATIO_VS_RLCARD,
+                    "median of paired runs (ours, then RLCard's)",
+                )
+            )
+        else:
+            lines.append("(env steps/s: the rl extra is not installed here: pip install -e '.[rl]')")
     sv = results["solver"]
     goal_ms = GOAL_SOLVER_P99_SECONDS * 1e3
     for family in ("round6", "round7"):
@@ -562,6 +631,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=20, help="4-player games a run, for each policy (20)")
     parser.add_argument("--solver-cases", type=int, default=1000, help="worst-case hands a contract (1000)")
     parser.add_argument("--rlcard-games", type=int, default=300, help="gin-rummy games a run with --compare (300)")
+    parser.add_argument(
+        "--env-games", type=int, default=5, help="games of our PettingZoo environment a run with --compare (5)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of every workload (1)")
     parser.add_argument("--cpu", type=int, default=0, help="core to pin to (0)")
     parser.add_argument("--compare", action="store_true", help="also measure RLCard's gin rummy in this process")
@@ -573,8 +645,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="time with the process's CPU time, not the wall clock (a busy, shared machine)",
     )
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.games < 1 or args.solver_cases < 1 or args.rlcard_games < 1:
-        parser.error("--runs, --games, --solver-cases and --rlcard-games must be at least 1")
+    if args.runs < 1 or args.games < 1 or args.solver_cases < 1 or args.rlcard_games < 1 or args.env_games < 1:
+        parser.error("--runs, --games, --solver-cases, --rlcard-games and --env-games must be at least 1")
     return args
 
 
@@ -585,7 +657,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--compare needs rlcard (and numpy) importable by this Python. Install them in a separate venv,\n"
             "never in the project's:\n"
             "  python3 -m venv /tmp/benchvenv && /tmp/benchvenv/bin/pip install -q rlcard numpy \\\n"
-            "    && /tmp/benchvenv/bin/pip install -q -e .\n"
+            "    && /tmp/benchvenv/bin/pip install -q -e '.[rl]'\n"
             "then run: /tmp/benchvenv/bin/python bench/engine.py --compare",
             file=sys.stderr,
         )
@@ -610,13 +682,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         "goals": {
             "actions_per_second_random": GOAL_ACTIONS_PER_SECOND,
             "ratio_vs_rlcard": GOAL_RATIO_VS_RLCARD,
+            "env_ratio_vs_rlcard": GOAL_ENV_RATIO_VS_RLCARD,
             "solver_p99_ms": GOAL_SOLVER_P99_SECONDS * 1e3,
             "state_bytes": GOAL_STATE_BYTES,
         },
         "engine": {p: bench_loop(p, args.runs, args.games, args.seed, clock) for p in ("random", "greedy")},
     }
     if args.compare:
-        rl = results["rlcard"] = bench_rlcard(args.runs, args.rlcard_games, args.seed, clock, args.games)
+        rl = results["rlcard"] = bench_rlcard(
+            args.runs, args.rlcard_games, args.seed, clock, args.games, args.env_games
+        )
         results["ratio_vs_rlcard"] = median(rl["paired_ratios"])
         results["ratio_vs_rlcard_min"] = min(rl["paired_ratios"])
         results["ratio_vs_rlcard_max"] = max(rl["paired_ratios"])
