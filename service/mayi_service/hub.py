@@ -18,18 +18,30 @@ pool's lock and readiness poll on every borrow, the retry wrapper, the reply's
 conversion into dicts): a reader reads again after every wake-up, about once a move
 when bots play, and redis-py's path cost three times the CPU of the read itself. On a
 Redis Cluster, which routes each read by its key, reads go through redis-py.
+
+A reader also keeps the events it read, the last :data:`WINDOW_EVENTS` of them
+(:meth:`EventHub.recent`), each decoded once and shared: every event stream following
+a game is woken by the same event, and reading it from Redis and encoding it again
+for each cost a round trip and a JSON encoding per stream and event (600 streams on
+a game in play put its actions' p99 ten times higher). A stream asking for events the
+window does not hold (older ones, or after a gap: events archived before the reader
+saw them) reads them from Redis as before.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import hiredis
 import redis
 
+from . import codec
 from .store import BLOCK_MARGIN, is_cluster
 
 log = logging.getLogger(__name__)
@@ -39,6 +51,43 @@ log = logging.getLogger(__name__)
 READ_BLOCK_SECONDS = 10.0
 #: How long a reader whose waiters have all gone reads on for a new one before it stops.
 LINGER_SECONDS = 1.0
+#: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
+WINDOW_EVENTS = 256
+
+
+class SharedEvent:
+    """One event as a reader read it, shared by every waiter of its game in this process:
+    its number, its stored text, the event decoded (once, on first use; never to be
+    changed), and :attr:`derived`, where readers keep what they make of it (their
+    encodings), so that each is made once."""
+
+    __slots__ = ("_event", "derived", "raw", "seq")
+
+    def __init__(self, seq: int, raw: bytes) -> None:
+        self.seq = seq
+        self.raw = raw
+        self._event: dict[str, Any] | None = None
+        self.derived: dict[Any, Any] = {}
+
+    @property
+    def event(self) -> dict[str, Any]:
+        if self._event is None:
+            self._event = codec.load(self.raw)
+        return self._event
+
+
+def _entry_fields(fields: Any) -> bytes:
+    """The stored event (field ``e``) of a stream entry as read: a flat list of fields and
+    values (the direct read) or a dict (redis-py)."""
+    if isinstance(fields, dict):
+        value = fields.get(b"e", fields.get("e"))
+    else:
+        value = fields[list(fields[::2]).index(b"e") * 2 + 1]
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
+def _seq(entry_id: Any) -> int:
+    return int((entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)).split("-")[0])
 
 
 class _Watch:
@@ -49,6 +98,9 @@ class _Watch:
         self.key = key
         #: The highest event number seen in the stream (or the first waiter's ``after``).
         self.latest = after
+        #: The events numbered above ``base`` up to ``latest``, every one (the window).
+        self.base = after
+        self.window: deque[SharedEvent] = deque()
         self.waiters = 0
         self.error: Exception | None = None
         self.changed = threading.Condition()
@@ -78,10 +130,9 @@ class _Watch:
                 if found:
                     # [[key, entries]] (RESP2), or {key: entries} (RESP3, on the direct read)
                     entries = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
-                    last_id = entries[-1][0]
-                    seq = int((last_id.decode() if isinstance(last_id, bytes) else str(last_id)).split("-")[0])
+                    read = [SharedEvent(_seq(entry_id), _entry_fields(fields)) for entry_id, fields in entries]
                     with self.changed:
-                        self.latest = max(self.latest, seq)
+                        self._keep(read)
                         self.changed.notify_all()
                     # Let the woken waiters run before this reader blocks again: under gevent
                     # they are only scheduled, and the next XREAD (its lock, packing and
@@ -100,6 +151,30 @@ class _Watch:
         finally:
             if conn is not None:
                 hub.pool.release(conn)  # type: ignore[union-attr]
+
+    def _keep(self, read: list[SharedEvent]) -> None:
+        """Add the events just read to the window (under :attr:`changed`): after the last
+        one it holds, or in place of them all after a gap (events archived unread)."""
+        for shared in read:
+            if shared.seq <= self.latest:
+                continue  # (never: a read starts after the latest)
+            if shared.seq != self.latest + 1:
+                self.window.clear()
+                self.base = shared.seq - 1
+            self.window.append(shared)
+            self.latest = shared.seq
+        while len(self.window) > WINDOW_EVENTS:
+            self.base = self.window.popleft().seq
+
+    def recent(self, after: int) -> list[SharedEvent] | None:
+        """Every event read numbered above ``after`` (``[]``: none yet); ``None`` if the
+        window does not reach back to ``after``."""
+        with self.changed:
+            if after < self.base or self.error is not None:
+                return None
+            if after >= self.latest:
+                return []
+            return list(itertools.islice(self.window, after - self.base, None))
 
 
 class EventHub:
@@ -144,6 +219,15 @@ class EventHub:
         finally:
             with self.lock:
                 watch.waiters -= 1
+
+    def recent(self, key: str, after: int) -> list[SharedEvent] | None:
+        """The events of stream ``key`` numbered above ``after`` that its reader read and
+        keeps (``[]``: none since; the reader's next are worth a :meth:`wait`), shared and
+        read-only; ``None`` if there is no reader, or it keeps none that far back: read
+        them from Redis."""
+        with self.lock:
+            watch = self.watches.get(key)
+        return None if watch is None else watch.recent(after)
 
     def interrupt(self, key: str) -> None:
         """Wake the waiters of ``key`` to look at their ``gone`` (see :meth:`wait`)."""
