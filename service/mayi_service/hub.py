@@ -53,6 +53,11 @@ READ_BLOCK_SECONDS = 10.0
 LINGER_SECONDS = 1.0
 #: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
 WINDOW_EVENTS = 256
+#: Waiters a reader wakes at once, and the pause between two such groups: each stream woken
+#: writes to its client, and 600 streams woken together held the event loop for tens of
+#: milliseconds, every request of the process waiting behind them.
+WAKE_GROUP = 32
+WAKE_PAUSE_SECONDS = 0.001
 
 
 class SharedEvent:
@@ -103,7 +108,14 @@ class _Watch:
         self.window: deque[SharedEvent] = deque()
         self.waiters = 0
         self.error: Exception | None = None
-        self.changed = threading.Condition()
+        #: Guards ``latest``, the window and ``error``.
+        self.guard = threading.Lock()
+        #: The waiters' bells, a group of about :data:`WAKE_GROUP` waiters to each: a bell is
+        #: set, and replaced by a new one, when the reader read more (one group after another),
+        #: failed, or was interrupted (every group at once).
+        self.bells = [threading.Event()]
+        #: Bells handed out (each waiter takes the next in turn).
+        self.turn = 0
         self.thread = threading.Thread(target=self._read, name=f"events {key}", daemon=True)
 
     def _read(self) -> None:
@@ -131,9 +143,15 @@ class _Watch:
                     # [[key, entries]] (RESP2), or {key: entries} (RESP3, on the direct read)
                     entries = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
                     read = [SharedEvent(_seq(entry_id), _entry_fields(fields)) for entry_id, fields in entries]
-                    with self.changed:
+                    with self.guard:
                         self._keep(read)
-                        self.changed.notify_all()
+                        groups = len(self.bells)
+                    for group in range(groups):
+                        if group:
+                            # Let the event loop serve other requests between two groups (see above).
+                            time.sleep(WAKE_PAUSE_SECONDS)
+                        with self.guard:
+                            self.ring(group)
                     # Let the woken waiters run before this reader blocks again: under gevent
                     # they are only scheduled, and the next XREAD (its lock, packing and
                     # send) would run first, on their path to the answer. (Threads: a no-op.)
@@ -145,15 +163,33 @@ class _Watch:
             with hub.lock:
                 if hub.watches.get(self.key) is self:
                     del hub.watches[self.key]
-            with self.changed:
+            with self.guard:
                 self.error = exc
-                self.changed.notify_all()
+                self.wake()
         finally:
             if conn is not None:
                 hub.pool.release(conn)  # type: ignore[union-attr]
 
+    def wake(self) -> None:
+        """Wake every waiter (under :attr:`guard`)."""
+        for group in range(len(self.bells)):
+            self.ring(group)
+
+    def ring(self, group: int) -> None:
+        """Wake the waiters of ``group`` (under :attr:`guard`)."""
+        if group < len(self.bells):
+            bell, self.bells[group] = self.bells[group], threading.Event()
+            bell.set()
+
+    def bell(self, ticket: int) -> threading.Event:
+        """The bell of the waiter holding ``ticket`` (under :attr:`guard`), in as many groups as
+        the waiters now make."""
+        while len(self.bells) * WAKE_GROUP < self.waiters:
+            self.bells.append(threading.Event())
+        return self.bells[ticket % len(self.bells)]
+
     def _keep(self, read: list[SharedEvent]) -> None:
-        """Add the events just read to the window (under :attr:`changed`): after the last
+        """Add the events just read to the window (under :attr:`guard`): after the last
         one it holds, or in place of them all after a gap (events archived unread)."""
         for shared in read:
             if shared.seq <= self.latest:
@@ -169,7 +205,7 @@ class _Watch:
     def recent(self, after: int) -> list[SharedEvent] | None:
         """Every event read numbered above ``after`` (``[]``: none yet); ``None`` if the
         window does not reach back to ``after``."""
-        with self.changed:
+        with self.guard:
             if after < self.base or self.error is not None:
                 return None
             if after >= self.latest:
@@ -202,20 +238,24 @@ class EventHub:
             if watch is None:
                 watch = self.watches[key] = _Watch(self, key, after)
             watch.waiters += 1
+            watch.turn += 1
+            ticket = watch.turn
         if start:
             watch.thread.start()
         try:
-            with watch.changed:
-                while watch.latest <= after:
-                    if gone is not None and gone():
-                        return False
-                    if watch.error is not None:
-                        raise watch.error
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return False
-                    watch.changed.wait(left)
-                return True
+            while True:
+                with watch.guard:
+                    if watch.latest > after:
+                        return True
+                    error, arrived = watch.error, watch.bell(ticket)
+                if gone is not None and gone():
+                    return False
+                if error is not None:
+                    raise error
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                arrived.wait(left)
         finally:
             with self.lock:
                 watch.waiters -= 1
@@ -234,8 +274,8 @@ class EventHub:
         with self.lock:
             watch = self.watches.get(key)
         if watch is not None:
-            with watch.changed:
-                watch.changed.notify_all()
+            with watch.guard:
+                watch.wake()
 
     def readers(self) -> int:
         """Streams being read now (one Redis connection each)."""

@@ -529,7 +529,7 @@ def _sse(
     heartbeat: float,
     slot: model.WaitSlot,
     hangup: HangUp,
-) -> Iterator[str]:
+) -> Iterator[str | bytes]:
     """The stream's text: events as they come, a keep-alive at each ``heartbeat``, which also
     renews the stream's lease (``slot``); it ends after ``max_seconds``, when the lease is
     gone (the client reconnects and is admitted again), or when the client hangs up.
@@ -553,7 +553,7 @@ def _sse(
         shared = hub.recent(key, after)
         if shared:
             after, last = shared[-1].seq, shared[-1].event["type"]
-            yield "".join(_frame(e, viewer.seat) for e in shared)
+            yield b"".join([_frame(e, viewer.seat) for e in shared])
             continue
         if shared is not None and last != LAST_EVENT:
             # Nothing new that the reader has read: wait for its next, without a read of our own.
@@ -589,15 +589,15 @@ def _event_text(event: dict[str, Any]) -> str:
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
 
 
-def _frame(shared: SharedEvent, seat: int | None) -> str:
-    """:func:`_event_text` of ``shared`` as ``seat`` may see it, made once for every stream
+def _frame(shared: SharedEvent, seat: int | None) -> bytes:
+    """:func:`_event_text` of ``shared`` as ``seat`` may see it (encoded), made once for every stream
     that sees it so: the event's own seat sees its private part, every other viewer the
     same public text."""
     event = shared.event
     own = seat if seat is not None and "private" in event and event.get("seat") == seat else None
-    text = shared.derived.get(("sse", own))
+    text: bytes | None = shared.derived.get(("sse", own))
     if text is None:
-        text = shared.derived[("sse", own)] = _event_text(model.visible(event, own))
+        text = shared.derived[("sse", own)] = _event_text(model.visible(event, own)).encode()
     return text
 
 
