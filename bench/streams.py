@@ -5,6 +5,7 @@ Run from the repository root with the project's virtual environment::
 
     python bench/streams.py                      # 3 runs, about a minute and a half
     python bench/streams.py --streams 2000 --half-sent 400 --runs 5 --json
+    python bench/streams.py --live 600             # 600 of 1,000 streams on the game in play
 
 What it does, in each run:
 
@@ -40,8 +41,28 @@ What it does, in each run:
   the API process: its greenlet, its client socket's buffers, its Redis connection
   and the request's objects (the Redis server's own memory is not counted).
 
+**Live scenario** (``--live N``, e.g. ``--live 600``): N of the ``--streams`` follow
+the game being played, the rest sit on the idle tables, and no half-sent requests
+are sent. The game's client plays as above, in a loop of its own that creates each
+game and, in the live phase, opens the N streams on it (from 127.4.x.y and 127.5.x.y
+in turn, four to an address) before its first move; the server ends them when the
+game ends, and the next game gets N new ones. A probe sends ``GET /healthz`` ten times
+a second from an address of its own. After ``--warmup`` actions, ``--actions``
+actions (and the probes meanwhile) are timed **without** streams; then the idle
+tables' streams open and the next game's live ones, and ``--actions`` more are timed
+**with** them. It prints the medians and p99 of both latencies without and with,
+their ratios, the memory per stream (the worker's ``VmRSS`` growth halfway through,
+over all the streams; and apart, idle and live), and the worker's CPU per action
+(its user and system time over the phase, divided by its actions: the figure the
+machine's load disturbs least). The streams are read in a process of their own: read
+by a thread beside the game's client, their hundreds of reads per event would hold
+that client's interpreter lock, timed as the server's latency. Each live stream of a
+game played to its end must have got exactly the events a spectator sees of it
+(``GET .../events``), or the run fails.
+
 Goals: the game's action p99 under load within 2x its p99 on the idle server;
-memory per idle stream <= 50 KB. The report gives medians over ``--runs`` runs
+memory per idle stream <= 50 KB; live, the action and ``/healthz`` p99 with the streams
+within 2x their p99 without. The report gives medians over ``--runs`` runs
 (min-max beside them). Nothing here asserts a timing; the client, the server
 and Redis share the machine's cores, so read the ratio, not the absolute figures.
 """

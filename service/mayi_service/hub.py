@@ -52,7 +52,7 @@ READ_BLOCK_SECONDS = 10.0
 #: How long a reader whose waiters have all gone reads on for a new one before it stops.
 LINGER_SECONDS = 1.0
 #: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
-WINDOW_EVENTS = 256
+WINDOW_EVENTS = 64
 #: Waiters a reader wakes at once, and the pause between two such groups: each stream woken
 #: writes to its client, and 600 streams woken together held the event loop for tens of
 #: milliseconds, every request of the process waiting behind them.
