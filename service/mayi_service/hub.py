@@ -10,7 +10,8 @@ waiter of that game when an event arrives; the reader stops once nobody has wait
 through one more, shorter read (``LINGER_SECONDS``): a client that waits again right
 after its answer (a bot's next decisions poll, a long-poll's next page) finds the reader
 still there, rather than paying for a new one (a greenlet, a connection taken from the
-pool and checked). Waiters then read the events themselves, as any request does.
+pool and checked). Long-polls then read the events themselves, as any request does;
+event streams take them from the reader (below).
 
 On a single Redis a reader keeps one pooled connection while it reads and sends its
 ``XREAD`` on it directly (packed by hiredis), without redis-py's per-command layers (the
@@ -20,12 +21,12 @@ when bots play, and redis-py's path cost three times the CPU of the read itself.
 Redis Cluster, which routes each read by its key, reads go through redis-py.
 
 A reader also keeps the events it read, the last :data:`WINDOW_EVENTS` of them
-(:meth:`EventHub.recent`), each decoded once and shared: every event stream following
-a game is woken by the same event, and reading it from Redis and encoding it again
-for each cost a round trip and a JSON encoding per stream and event (600 streams on
-a game in play put its actions' p99 ten times higher). A stream asking for events the
-window does not hold (older ones, or after a gap: events archived before the reader
-saw them) reads them from Redis as before.
+(:meth:`EventHub.recent`), each decoded once and shared by every stream of the game
+in this process, with what the streams make of it (their encodings); a stream asking
+for events the window does not hold (older ones, or after a gap: events archived
+before the reader saw them) reads them from Redis. It wakes its waiters
+:data:`WAKE_GROUP` at a time, :data:`WAKE_PAUSE_SECONDS` apart, so that the process
+serves other requests between the groups. (docs/decisions/spectator-fanout.md)
 """
 
 from __future__ import annotations
@@ -53,10 +54,9 @@ READ_BLOCK_SECONDS = 10.0
 LINGER_SECONDS = 1.0
 #: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
 WINDOW_EVENTS = 64
-#: Waiters a reader wakes at once, and the pause between two such groups: each stream woken
-#: writes to its client, and 600 streams woken together held the event loop for tens of
-#: milliseconds, every request of the process waiting behind them.
-WAKE_GROUP = 32
+#: Waiters a reader wakes at once, and the pause between two such groups (each stream woken
+#: writes to its client meanwhile).
+WAKE_GROUP = 16
 WAKE_PAUSE_SECONDS = 0.001
 
 

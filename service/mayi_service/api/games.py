@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -540,7 +541,9 @@ def _sse(
     hub, key = games.repo.hub, games.repo.events_key(game_id)
     last = ""  # the type of the last event sent
     end = time.monotonic() + max_seconds
-    renew_at = time.monotonic() + heartbeat
+    # The first heartbeat comes a little early, by chance: streams opened together (a
+    # reconnect storm) would otherwise renew and look at their games together ever after.
+    renew_at = time.monotonic() + heartbeat * random.uniform(0.5, 1.0)
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         if hangup.gone:
@@ -561,7 +564,8 @@ def _sse(
                 continue
             if hangup.gone:
                 return
-            found = games.events(game_id, viewer, after, 0)
+            # The reader read nothing new: no read of our own (the game is looked at below).
+            found = [] if hub.recent(key, after) == [] else games.events(game_id, viewer, after, 0)
         else:
             found = games.events(game_id, viewer, after, wait, gone=hangup)
         if hangup.gone:
