@@ -183,9 +183,12 @@ class _Watch:
 
     def bell(self, ticket: int) -> threading.Event:
         """The bell of the waiter holding ``ticket`` (under :attr:`guard`), in as many groups as
-        the waiters now make."""
-        while len(self.bells) * WAKE_GROUP < self.waiters:
+        the waiters now make (the waiters of a group dropped are woken to take another)."""
+        groups = max(1, -(-self.waiters // WAKE_GROUP))
+        while len(self.bells) < groups:
             self.bells.append(threading.Event())
+        while len(self.bells) > groups:
+            self.bells.pop().set()
         return self.bells[ticket % len(self.bells)]
 
     def _keep(self, read: list[SharedEvent]) -> None:

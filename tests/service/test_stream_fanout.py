@@ -18,7 +18,7 @@ import redis
 import requests
 from serving import act, new_game, next_move, ready_server, redis_process, wait_until
 
-from mayi_service.hub import WINDOW_EVENTS, EventHub, SharedEvent, _Watch
+from mayi_service.hub import WAKE_GROUP, WINDOW_EVENTS, EventHub, SharedEvent, _Watch
 
 #: Spectators (no token) from each of these addresses, within the default of 4 streams a client.
 SPECTATOR_ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")
@@ -151,3 +151,13 @@ def test_a_readers_window_holds_every_event_after_a_number_or_says_it_cannot(red
     newest = 20 + WINDOW_EVENTS
     assert watch.recent(19) is None
     assert [e.seq for e in watch.recent(20) or []] == list(range(21, newest + 1))
+
+
+def test_a_reader_rings_as_many_groups_as_its_waiters_make_now(redis_client: redis.Redis) -> None:
+    watch = _Watch(EventHub(redis_client), "k", after=0)  # (its reader thread is not started)
+    watch.waiters = 3 * WAKE_GROUP
+    held = [watch.bell(ticket) for ticket in range(watch.waiters)]
+    assert len(watch.bells) == 3 and len(set(map(id, held))) == 3
+    watch.waiters = 2  # most have gone: one group, and the waiters of the groups dropped look again
+    assert watch.bell(0) is watch.bell(1) and len(watch.bells) == 1
+    assert sum(bell.is_set() for bell in set(held)) == 2
