@@ -10,7 +10,8 @@ waiter of that game when an event arrives; the reader stops once nobody has wait
 through one more, shorter read (``LINGER_SECONDS``): a client that waits again right
 after its answer (a bot's next decisions poll, a long-poll's next page) finds the reader
 still there, rather than paying for a new one (a greenlet, a connection taken from the
-pool and checked). Waiters then read the events themselves, as any request does.
+pool and checked). Long-polls then read the events themselves, as any request does;
+event streams take them from the reader (below).
 
 On a single Redis a reader keeps one pooled connection while it reads and sends its
 ``XREAD`` on it directly (packed by hiredis), without redis-py's per-command layers (the
@@ -18,18 +19,30 @@ pool's lock and readiness poll on every borrow, the retry wrapper, the reply's
 conversion into dicts): a reader reads again after every wake-up, about once a move
 when bots play, and redis-py's path cost three times the CPU of the read itself. On a
 Redis Cluster, which routes each read by its key, reads go through redis-py.
+
+A reader also keeps the events it read, the last :data:`WINDOW_EVENTS` of them
+(:meth:`EventHub.recent`), each decoded once and shared by every stream of the game
+in this process, with what the streams make of it (their encodings); a stream asking
+for events the window does not hold (older ones, or after a gap: events archived
+before the reader saw them) reads them from Redis. It wakes its waiters
+:data:`WAKE_GROUP` at a time, :data:`WAKE_PAUSE_SECONDS` apart, so that the process
+serves other requests between the groups. (docs/decisions/spectator-fanout.md)
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
+from typing import Any
 
 import hiredis
 import redis
 
+from . import codec
 from .store import BLOCK_MARGIN, is_cluster
 
 log = logging.getLogger(__name__)
@@ -39,6 +52,47 @@ log = logging.getLogger(__name__)
 READ_BLOCK_SECONDS = 10.0
 #: How long a reader whose waiters have all gone reads on for a new one before it stops.
 LINGER_SECONDS = 1.0
+#: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
+WINDOW_EVENTS = 64
+#: Waiters a reader wakes at once, and the pause between two such groups (each stream woken
+#: writes to its client meanwhile).
+WAKE_GROUP = 16
+WAKE_PAUSE_SECONDS = 0.001
+
+
+class SharedEvent:
+    """One event as a reader read it, shared by every waiter of its game in this process:
+    its number, its stored text, the event decoded (once, on first use; never to be
+    changed), and :attr:`derived`, where readers keep what they make of it (their
+    encodings), so that each is made once."""
+
+    __slots__ = ("_event", "derived", "raw", "seq")
+
+    def __init__(self, seq: int, raw: bytes) -> None:
+        self.seq = seq
+        self.raw = raw
+        self._event: dict[str, Any] | None = None
+        self.derived: dict[Any, Any] = {}
+
+    @property
+    def event(self) -> dict[str, Any]:
+        if self._event is None:
+            self._event = codec.load(self.raw)
+        return self._event
+
+
+def _entry_fields(fields: Any) -> bytes:
+    """The stored event (field ``e``) of a stream entry as read: a flat list of fields and
+    values (the direct read) or a dict (redis-py)."""
+    if isinstance(fields, dict):
+        value = fields.get(b"e", fields.get("e"))
+    else:
+        value = fields[list(fields[::2]).index(b"e") * 2 + 1]
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
+def _seq(entry_id: Any) -> int:
+    return int((entry_id.decode() if isinstance(entry_id, bytes) else str(entry_id)).split("-")[0])
 
 
 class _Watch:
@@ -49,9 +103,19 @@ class _Watch:
         self.key = key
         #: The highest event number seen in the stream (or the first waiter's ``after``).
         self.latest = after
+        #: The events numbered above ``base`` up to ``latest``, every one (the window).
+        self.base = after
+        self.window: deque[SharedEvent] = deque()
         self.waiters = 0
         self.error: Exception | None = None
-        self.changed = threading.Condition()
+        #: Guards ``latest``, the window and ``error``.
+        self.guard = threading.Lock()
+        #: The waiters' bells, a group of about :data:`WAKE_GROUP` waiters to each: a bell is
+        #: set, and replaced by a new one, when the reader read more (one group after another),
+        #: failed, or was interrupted (every group at once).
+        self.bells = [threading.Event()]
+        #: Bells handed out (each waiter takes the next in turn).
+        self.turn = 0
         self.thread = threading.Thread(target=self._read, name=f"events {key}", daemon=True)
 
     def _read(self) -> None:
@@ -78,11 +142,16 @@ class _Watch:
                 if found:
                     # [[key, entries]] (RESP2), or {key: entries} (RESP3, on the direct read)
                     entries = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
-                    last_id = entries[-1][0]
-                    seq = int((last_id.decode() if isinstance(last_id, bytes) else str(last_id)).split("-")[0])
-                    with self.changed:
-                        self.latest = max(self.latest, seq)
-                        self.changed.notify_all()
+                    read = [SharedEvent(_seq(entry_id), _entry_fields(fields)) for entry_id, fields in entries]
+                    with self.guard:
+                        self._keep(read)
+                        groups = len(self.bells)
+                    for group in range(groups):
+                        if group:
+                            # Let the event loop serve other requests between two groups (see above).
+                            time.sleep(WAKE_PAUSE_SECONDS)
+                        with self.guard:
+                            self.ring(group)
                     # Let the woken waiters run before this reader blocks again: under gevent
                     # they are only scheduled, and the next XREAD (its lock, packing and
                     # send) would run first, on their path to the answer. (Threads: a no-op.)
@@ -94,12 +163,57 @@ class _Watch:
             with hub.lock:
                 if hub.watches.get(self.key) is self:
                     del hub.watches[self.key]
-            with self.changed:
+            with self.guard:
                 self.error = exc
-                self.changed.notify_all()
+                self.wake()
         finally:
             if conn is not None:
                 hub.pool.release(conn)  # type: ignore[union-attr]
+
+    def wake(self) -> None:
+        """Wake every waiter (under :attr:`guard`)."""
+        for group in range(len(self.bells)):
+            self.ring(group)
+
+    def ring(self, group: int) -> None:
+        """Wake the waiters of ``group`` (under :attr:`guard`)."""
+        if group < len(self.bells):
+            bell, self.bells[group] = self.bells[group], threading.Event()
+            bell.set()
+
+    def bell(self, ticket: int) -> threading.Event:
+        """The bell of the waiter holding ``ticket`` (under :attr:`guard`), in as many groups as
+        the waiters now make (the waiters of a group dropped are woken to take another)."""
+        groups = max(1, -(-self.waiters // WAKE_GROUP))
+        while len(self.bells) < groups:
+            self.bells.append(threading.Event())
+        while len(self.bells) > groups:
+            self.bells.pop().set()
+        return self.bells[ticket % len(self.bells)]
+
+    def _keep(self, read: list[SharedEvent]) -> None:
+        """Add the events just read to the window (under :attr:`guard`): after the last
+        one it holds, or in place of them all after a gap (events archived unread)."""
+        for shared in read:
+            if shared.seq <= self.latest:
+                continue  # (never: a read starts after the latest)
+            if shared.seq != self.latest + 1:
+                self.window.clear()
+                self.base = shared.seq - 1
+            self.window.append(shared)
+            self.latest = shared.seq
+        while len(self.window) > WINDOW_EVENTS:
+            self.base = self.window.popleft().seq
+
+    def recent(self, after: int) -> list[SharedEvent] | None:
+        """Every event read numbered above ``after`` (``[]``: none yet); ``None`` if the
+        window does not reach back to ``after``."""
+        with self.guard:
+            if after < self.base or self.error is not None:
+                return None
+            if after >= self.latest:
+                return []
+            return list(itertools.islice(self.window, after - self.base, None))
 
 
 class EventHub:
@@ -127,31 +241,44 @@ class EventHub:
             if watch is None:
                 watch = self.watches[key] = _Watch(self, key, after)
             watch.waiters += 1
+            watch.turn += 1
+            ticket = watch.turn
         if start:
             watch.thread.start()
         try:
-            with watch.changed:
-                while watch.latest <= after:
-                    if gone is not None and gone():
-                        return False
-                    if watch.error is not None:
-                        raise watch.error
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        return False
-                    watch.changed.wait(left)
-                return True
+            while True:
+                with watch.guard:
+                    if watch.latest > after:
+                        return True
+                    error, arrived = watch.error, watch.bell(ticket)
+                if gone is not None and gone():
+                    return False
+                if error is not None:
+                    raise error
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                arrived.wait(left)
         finally:
             with self.lock:
                 watch.waiters -= 1
+
+    def recent(self, key: str, after: int) -> list[SharedEvent] | None:
+        """The events of stream ``key`` numbered above ``after`` that its reader read and
+        keeps (``[]``: none since; the reader's next are worth a :meth:`wait`), shared and
+        read-only; ``None`` if there is no reader, or it keeps none that far back: read
+        them from Redis."""
+        with self.lock:
+            watch = self.watches.get(key)
+        return None if watch is None else watch.recent(after)
 
     def interrupt(self, key: str) -> None:
         """Wake the waiters of ``key`` to look at their ``gone`` (see :meth:`wait`)."""
         with self.lock:
             watch = self.watches.get(key)
         if watch is not None:
-            with watch.changed:
-                watch.changed.notify_all()
+            with watch.guard:
+                watch.wake()
 
     def readers(self) -> int:
         """Streams being read now (one Redis connection each)."""

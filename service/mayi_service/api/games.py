@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -16,6 +17,7 @@ from flask import Response, current_app, request, stream_with_context
 from flask.views import MethodView
 
 from mayi_engine import GameStatus, move_from_json
+from mayi_engine.events import GameEnded
 
 from .. import codec
 from .. import games as model
@@ -23,6 +25,7 @@ from .. import schemas as s
 from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
+from ..hub import SharedEvent
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
@@ -526,12 +529,20 @@ def _sse(
     heartbeat: float,
     slot: model.WaitSlot,
     hangup: HangUp,
-) -> Iterator[str]:
+) -> Iterator[str | bytes]:
     """The stream's text: events as they come, a keep-alive at each ``heartbeat``, which also
     renews the stream's lease (``slot``); it ends after ``max_seconds``, when the lease is
-    gone (the client reconnects and is admitted again), or when the client hangs up."""
+    gone (the client reconnects and is admitted again), or when the client hangs up.
+
+    Events this process's reader of the game has just read (:meth:`EventHub.recent`) are
+    taken from it, each encoded once for every stream that sees it the same way
+    (:func:`_frame`); others are read from the game store."""
+    hub, key = games.repo.hub, games.repo.events_key(game_id)
+    last = ""  # the type of the last event sent
     end = time.monotonic() + max_seconds
-    renew_at = time.monotonic() + heartbeat
+    # The first heartbeat comes a little early, by chance: streams opened together (a
+    # reconnect storm) would otherwise renew and look at their games together ever after.
+    renew_at = time.monotonic() + heartbeat * random.uniform(0.5, 1.0)
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         if hangup.gone:
@@ -541,7 +552,21 @@ def _sse(
                 return
             renew_at = time.monotonic() + heartbeat
         wait = max(0.05, min(heartbeat, end - time.monotonic(), renew_at - time.monotonic()))
-        found = games.events(game_id, viewer, after, wait, gone=hangup)
+        shared = hub.recent(key, after)
+        if shared:
+            after, last = shared[-1].seq, shared[-1].event["type"]
+            yield b"".join([_frame(e, viewer.seat) for e in shared])
+            continue
+        if shared is not None and last != LAST_EVENT:
+            # Nothing new that the reader has read: wait for its next, without a read of our own.
+            if hub.wait(key, after, wait, gone=hangup):
+                continue
+            if hangup.gone:
+                return
+            # The reader read nothing new: no read of our own (the game is looked at below).
+            found = [] if hub.recent(key, after) == [] else games.events(game_id, viewer, after, 0)
+        else:
+            found = games.events(game_id, viewer, after, wait, gone=hangup)
         if hangup.gone:
             return
         if not found:
@@ -554,8 +579,29 @@ def _sse(
                 yield ": keep-alive\n\n"
                 continue
         for event in found:
-            after = event["seq"]
-            yield f"id: {after}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
+            after, last = event["seq"], event["type"]
+            yield _event_text(event)
+
+
+#: The type of a game's last event: after it, a stream looks at the game (over: it ends).
+LAST_EVENT = GameEnded.type
+
+
+def _event_text(event: dict[str, Any]) -> str:
+    """One event of a stream, as the viewer may see it (:func:`model.visible`)."""
+    return f"id: {event['seq']}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
+
+
+def _frame(shared: SharedEvent, seat: int | None) -> bytes:
+    """:func:`_event_text` of ``shared`` as ``seat`` may see it (encoded), made once for every stream
+    that sees it so: the event's own seat sees its private part, every other viewer the
+    same public text."""
+    event = shared.event
+    own = seat if seat is not None and "private" in event and event.get("seat") == seat else None
+    text: bytes | None = shared.derived.get(("sse", own))
+    if text is None:
+        text = shared.derived[("sse", own)] = _event_text(model.visible(event, own)).encode()
+    return text
 
 
 @blp.route("/<string:game_id>/replay")
