@@ -26,7 +26,7 @@ in this process, with what the streams make of it (their encodings); a stream as
 for events the window does not hold (older ones, or after a gap: events archived
 before the reader saw them) reads them from Redis. It wakes its waiters
 :data:`WAKE_GROUP` at a time, :data:`WAKE_PAUSE_SECONDS` apart, so that the process
-serves other requests between the groups. (docs/decisions/spectator-fanout.md)
+serves other requests between the groups. (docs/decisions/0002-spectator-fanout.md)
 """
 
 from __future__ import annotations
