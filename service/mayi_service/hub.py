@@ -82,12 +82,16 @@ class SharedEvent:
 
 
 def _entry_fields(fields: Any) -> bytes:
-    """The stored event (field ``e``) of a stream entry as read: a flat list of fields and
-    values (the direct read) or a dict (redis-py)."""
+    """The stored text of a stream entry as read (a flat list of fields and values, the
+    direct read, or a dict, redis-py's): an event's field ``e``; a wake-up entry's only
+    field (``g``, its game)."""
     if isinstance(fields, dict):
         value = fields.get(b"e", fields.get("e"))
+        if value is None and fields:
+            value = next(iter(fields.values()))
     else:
-        value = fields[list(fields[::2]).index(b"e") * 2 + 1]
+        names = list(fields[::2])
+        value = fields[names.index(b"e") * 2 + 1] if b"e" in names else (fields[1] if fields else b"")
     return value if isinstance(value, bytes) else str(value).encode()
 
 
