@@ -210,18 +210,26 @@ def _required(wheelhouse: Path, markers: dict[str, str]) -> set[str]:
 def _wheelhouse(docker: Docker) -> None:
     """Every wheel the image installs, built on the host into deploy/wheels (setuptools too:
     the image builds the project from its sources, with no index)."""
+    markers = _marker_environment(docker)
+    # The wheels depend on the declared dependencies and on both Pythons, not on the code
+    # (the project itself is built in the image): kept while those are unchanged.
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + json.dumps([markers, sys.version]).encode())
+    stamp = CACHE / "wheels.key"
+    if stamp.exists() and stamp.read_text() == key.hexdigest() and any(WHEELS.glob("*.whl")):
+        return
+    stamp.unlink(missing_ok=True)
     for old in WHEELS.glob("*.whl"):
         old.unlink()
     pip = [sys.executable, "-m", "pip", "wheel", "--quiet", "--wheel-dir", str(WHEELS)]
     docker.run(*pip, str(ROOT), "setuptools>=77", timeout=BUILD_CAP)
     for own in WHEELS.glob("mayi_game_service-*.whl"):
         own.unlink()
-    markers = _marker_environment(docker)
     # The host's pip resolves for the host's Python: add what the image's Python needs beyond it.
     for _ in range(5):
         have = {canonicalize_name(w.name.split("-")[0]) for w in WHEELS.glob("*.whl")}
         missing = sorted(r for r in _required(WHEELS, markers) if canonicalize_name(Requirement(r).name) not in have)
         if not missing:
+            stamp.write_text(key.hexdigest())
             return
         docker.run(*pip, *missing, timeout=BUILD_CAP)
     raise AssertionError(f"the wheels for the image still miss {missing}")
