@@ -10,7 +10,7 @@ the last one to leave stops the engine, also when a test failed.
 No registry is reachable, so the base images the Dockerfile and the compose file name
 are stand-ins built from Debian's packages (``deploy/ci-images/build.sh``), and the
 wheels are built on the host (``deploy/wheels``) and installed in the image with
-``--no-index``. Under CI (``CI=true``) a Docker that cannot start fails the tests; elsewhere
+``--no-index``. Under CI (``CI`` set) a Docker that cannot start fails the tests; elsewhere
 it skips them.
 """
 
@@ -68,7 +68,7 @@ class Docker:
 
 
 def _unavailable(why: str) -> None:
-    if os.environ.get("CI") == "true":
+    if os.environ.get("CI"):
         pytest.fail(f"Docker is needed under CI and {why}")
     pytest.skip(f"no Docker engine: {why}")
 
@@ -251,4 +251,5 @@ def image(docker_engine: Docker) -> Iterator[str]:
             str(ROOT),
             timeout=BUILD_CAP,
         )
+        docker_engine.docker("image", "prune", "--force")  # the layers of earlier builds
     yield IMAGE

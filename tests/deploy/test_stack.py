@@ -30,6 +30,7 @@ import shutil
 import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -275,9 +276,11 @@ class Person:
                 continue
             path, body = move_request(choose(game, rules))
             target = f"{base}/{path}"
+            # One key per move: a retry after a 503 (the commit may have landed) is answered once.
+            headers = {**auth(self.token), "Idempotency-Key": uuid.uuid4().hex}
             answer = _retrying(
-                lambda target=target, body=body: requests.post(  # type: ignore[misc]
-                    target, json=body, headers=auth(self.token), timeout=TIMEOUT
+                lambda target=target, body=body, headers=headers: requests.post(  # type: ignore[misc]
+                    target, json=body, headers=headers, timeout=TIMEOUT
                 ),
                 self.stop,
             )
@@ -380,6 +383,11 @@ def _finished_games(url: str, ids: list[str]) -> dict[str, Any]:
 def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: Stack) -> None:
     url = stack.url
     store = stack.redis()
+    started = time.monotonic()
+    steps: list[str] = []
+
+    def done(step: str) -> None:
+        steps.append(f"{time.monotonic() - started:6.1f} s  {step}")
 
     # 1. The stack as composed: AOF on the volume, the API twice, workers by kind.
     assert store.config_get("appendonly")["appendonly"] == "yes"
@@ -400,6 +408,8 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     assert all(q in (games_queues, ["mayi-ladder"]) for q in queues), (
         f"a worker mixes the ladder and the clocks: {queues}"
     )
+
+    done("the stack checked")
 
     # 2. Whole games through nginx, and an event stream followed past 60 s meanwhile.
     waiting = _table(url, "may_i", SLOW, 1)  # a table no one joins: its stream only keeps alive
@@ -450,6 +460,8 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     late = [at for at, line in followed.lines if line.startswith(": keep-alive") and at > 60]
     assert late, f"no keep-alive came through nginx after 60 s: {followed.lines}"
 
+    done("whole games played, the stream followed")
+
     # 3. Faults mid-game. A person's game from round 1 goes on throughout.
     long_game = _person_table(url, "may_i", SLOW, 1).start()
     try:
@@ -460,6 +472,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
         stack.docker.docker("kill", api_2)
         long_game.wait_for_moves(3)
         assert stack.healthy()
+        done("an API container killed: the game went on")
 
         # 3b. One game worker killed: clocks and house bots go on (on the other).
         clocked = _person_table(url, "shanghai", {"claim_seconds": 2, "turn_seconds": 2}, LAST_TWO["shanghai"])
@@ -480,6 +493,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
             time.sleep(1)
         assert timed_out, "no clock ran out for the absent seat after a worker was killed"
         assert house_moved, "no house bot moved after a worker was killed"
+        done("a worker killed: clocks and house bots went on")
 
         # 3c. Redis killed, then started again: every acknowledged action is there.
         long_game.wait_for_moves(2)
@@ -501,8 +515,12 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     assert len(events) >= len(acknowledged)
     assert 500 not in long_game.statuses
 
+    done("Redis killed and started: every acknowledged action there")
+
     # 4. `down` then `up`: every finished game is still there (the volume).
     stack.compose("down", "--timeout", "5")
     stack.compose("up", "--detach", "--no-build")
     stack.wait_up()
     assert _finished_games(url, list(finished)) == finished
+    done("down and up: the finished games kept")
+    print("\n".join(steps))
