@@ -12,6 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
+from apispec import BasePlugin
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from mayi_bots import NAMES as HOUSE_BOTS
@@ -259,6 +260,15 @@ class OptionsField(fields.Nested):
         return self._schema
 
 
+def _move_type(kind: str) -> Any:
+    """A move body's optional ``type``: the move's, as ``legal`` names it (so a legal entry may be
+    sent as it is); the endpoint says which move it is."""
+    return Text(
+        validate=validate.OneOf([kind]),
+        metadata={"description": f"Optional: {kind}, as the legal entry names the move (one may be sent as it is)"},
+    )
+
+
 class PlayerInSchema(StrictSchema):
     name = Name(required=True)
 
@@ -299,6 +309,7 @@ class SeatInSchema(StrictSchema):
 
 
 class DrawInSchema(StrictSchema):
+    type = _move_type("draw")
     source = Text(
         required=True,
         validate=validate.OneOf(["stock", "discard"]),
@@ -307,10 +318,12 @@ class DrawInSchema(StrictSchema):
 
 
 class DiscardInSchema(StrictSchema):
+    type = _move_type("discard")
     card = Card(required=True)
 
 
 class ClaimInSchema(StrictSchema):
+    type = _move_type("claim")
     claim = StrictBoolean(required=True, metadata={"description": "true: May I / buy; false: pass"})
 
 
@@ -332,10 +345,12 @@ class LayOffInSchema(StrictSchema):
 
 
 class LayOffsInSchema(StrictSchema):
+    type = _move_type("lay_off")
     lay_offs = fields.List(fields.Nested(LayOffInSchema), required=True, validate=validate.Length(min=1, max=20))
 
 
 class MeldsInSchema(StrictSchema):
+    type = _move_type("go_down")
     melds = fields.List(
         fields.List(Card(), validate=validate.Length(min=1, max=20)),
         required=True,
@@ -385,6 +400,11 @@ def _const(value: str, description: str = "") -> Any:
     )
 
 
+def _variant(**kwargs: Any) -> Any:
+    """A response's ``variant``: the name of a registered variant (an enum, as in requests)."""
+    return _req(fields.String, validate=RegisteredVariant(), **kwargs)
+
+
 def _strings(**kwargs: Any) -> Any:
     return fields.List(fields.String(), required=True, **kwargs)
 
@@ -422,7 +442,22 @@ def union_ref(name: str) -> dict[str, str]:
 
 
 def register_unions(spec: Any) -> None:
-    """Add every union, and its members, to ``spec`` as components (``oneOf`` with a ``discriminator``)."""
+    """Add every union, and its members, to ``spec`` as components (``oneOf`` with a ``discriminator``):
+    ``LegalMove``'s members composed from the move bodies (:func:`legal_move_component`)."""
+    mapping = {}
+    for kind, body in MOVE_BODIES.items():
+        if body.__name__.removesuffix("Schema") not in spec.components.schemas:
+            spec.components.schema(body.__name__.removesuffix("Schema"), schema=body)
+        member = "Legal" + "".join(part.title() for part in kind.split("_"))
+        spec.components.schema(member, component=legal_move_component(kind))
+        mapping[kind] = f"#/components/schemas/{member}"
+    spec.components.schema(
+        "LegalMove",
+        component={
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+        },
+    )
     for name, (tag, members) in UNIONS.items():
         mapping = {}
         for value, schema in members.items():
@@ -441,25 +476,55 @@ def register_unions(spec: Any) -> None:
 
 def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: a :class:`Union` field is a reference to its component,
-    an :class:`AsIs` field one to its schema's."""
+    an :class:`AsIs` field one to its schema's; each as ``allOf: [$ref]``, so that the
+    field's own ``description`` is no sibling of a ``$ref`` (which OpenAPI 3.0 ignores)."""
     if isinstance(field, Union):
-        return union_ref(field.union_name)
+        return {"allOf": [union_ref(field.union_name)]}
     if isinstance(field, AsIs):
         return {"allOf": [self.resolve_nested_schema(field.schema)]}
     return {}
 
 
+#: The member of an ``anyOf`` that admits null and nothing else, in OpenAPI 3.0.3 terms:
+#: ``nullable`` counts only beside a ``type``, and ``enum: [null]`` leaves null alone.
+NULL_SCHEMA: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
+
+
 def nullable_ref2properties(self: Any, field: fields.Field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a nullable nested schema as ``allOf: [$ref], nullable: true``
-    (what OpenAPI 3.0 means), not apispec's ``anyOf: [$ref, {type: object, nullable: true}]``,
-    which would admit any object."""
+    """apispec attribute function: a nullable nested schema as ``anyOf: [$ref, <null>]``
+    (:data:`NULL_SCHEMA`), which strict 3.0.3 tools read as "that schema or null"; not
+    apispec's ``anyOf: [$ref, {type: object, nullable: true}]``, which would admit any
+    object, nor ``allOf: [$ref], nullable: true``, whose ``nullable`` (no ``type`` beside
+    it) strict tools ignore."""
     loose = {"type": "object", "nullable": True}
     any_of = ret.get("anyOf")
     if isinstance(any_of, list) and len(any_of) == 2 and loose in any_of:
-        del ret["anyOf"]
-        ret["allOf"] = [item for item in any_of if item != loose]
-        ret["nullable"] = True
+        ret["anyOf"] = [item for item in any_of if item != loose] + [NULL_SCHEMA]
     return {}
+
+
+#: Operations whose token is optional (they answer without one, and more to a seat's token);
+#: every other operation that documents a 401 needs one.
+TOKEN_OPTIONAL = frozenset({"getGame", "getEvents", "streamEvents", "takeSeat", "getMetrics"})
+
+
+class OperationSecurity(BasePlugin):
+    """apispec plugin: each operation's ``security``, from its responses. An operation that
+    documents no 401 takes no token (``[]``); one that does needs the bearer token, or
+    takes it optionally (``[{}, {bearer: []}]``) if it is in :data:`TOKEN_OPTIONAL`."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if "401" not in {str(status) for status in operation["responses"]}:
+                operation["security"] = []
+            elif operation.get("operationId") in TOKEN_OPTIONAL:
+                operation["security"] = [{}, {"bearer": []}]
+            else:
+                operation["security"] = [{"bearer": []}]
 
 
 #: Codes a problem may carry: the engine's and the service's own.
@@ -489,6 +554,12 @@ SERVICE_CODES = (
     "bot_already_seated",
     "house_bots_unavailable",
     "not_entered",
+    # gunicorn's own answers (mayi_service.server.GUNICORN_ERRORS), before the app sees the request
+    "request_timeout",
+    "expectation_failed",
+    "uri_too_long",
+    "headers_too_large",
+    "not_implemented",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
@@ -585,39 +656,24 @@ class ResultSchema(Schema):
     scores = _ints(metadata={"description": "The points each seat scored in it, by seat"})
 
 
-# Each legal move is exactly the request body that makes it, plus its `type`.
+# Each legal move is exactly the request body that makes it, with its `type` (which the
+# body may carry too): the document composes each member of `LegalMove` from the body's
+# schema, so that a legal entry is a valid body of its endpoint, as it is.
+
+#: The request body of each type of move (the members of ``LegalMove``).
+MOVE_BODIES: dict[str, type[Schema]] = {
+    "draw": DrawInSchema,
+    "claim": ClaimInSchema,
+    "discard": DiscardInSchema,
+    "go_down": MeldsInSchema,
+    "lay_off": LayOffsInSchema,
+}
 
 
-class LegalDrawSchema(DrawInSchema):
-    type = _const("draw", "POST .../turn/draw")
-
-
-class LegalClaimSchema(ClaimInSchema):
-    type = _const("claim", "POST .../claims")
-
-
-class LegalDiscardSchema(DiscardInSchema):
-    type = _const("discard", "POST .../turn/discard")
-
-
-class LegalGoDownSchema(MeldsInSchema):
-    type = _const("go_down", "POST .../melds")
-
-
-class LegalLayOffSchema(LayOffsInSchema):
-    type = _const("lay_off", "POST .../lay-offs")
-
-
-UNIONS["LegalMove"] = (
-    "type",
-    {
-        "draw": LegalDrawSchema,
-        "claim": LegalClaimSchema,
-        "discard": LegalDiscardSchema,
-        "go_down": LegalGoDownSchema,
-        "lay_off": LegalLayOffSchema,
-    },
-)
+def legal_move_component(kind: str) -> dict[str, Any]:
+    """The component of a legal move of type ``kind``: its body's schema, with ``type`` required."""
+    body = MOVE_BODIES[kind].__name__.removesuffix("Schema")
+    return {"allOf": [union_ref(body), {"type": "object", "required": ["type"]}]}
 
 
 class _ViewBase(Schema):
@@ -625,7 +681,7 @@ class _ViewBase(Schema):
 
     id = _req(fields.String, metadata={"description": "The game's id"})
     version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
-    variant = _req(fields.String, metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
+    variant = _variant(metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
     options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
     rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
     created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
@@ -737,7 +793,7 @@ class SeatTakenSchema(Schema):
 
 class GameSummarySchema(Schema):
     id = _req(fields.String)
-    variant = _req(fields.String)
+    variant = _variant()
     status = _req(fields.String, validate=validate.OneOf([s.value for s in GameStatus]))
     seats = _req(fields.Integer)
     names = _req(fields.List, fields.String(allow_none=True), metadata={"description": "null: an open seat"})
@@ -849,7 +905,7 @@ _event_type(
 _event_type(
     "went_down",
     "The seat went down",
-    {"melds": _req(fields.List, fields.Nested(MeldViewSchema)), "contract": _req(fields.String)},
+    {"melds": _req(fields.List, fields.Nested(MeldViewSchema)), "contract": _req(fields.Nested, ContractSchema)},
 )
 _event_type(
     "laid_off",
@@ -893,7 +949,7 @@ class EventListSchema(Schema):
 
 class ReplaySchema(Schema):
     id = _req(fields.String)
-    variant = _req(fields.String)
+    variant = _variant()
     options = _req(AsIs, OptionsSchema, metadata={"description": "The options the table was created with"})
     names = _req(fields.List, fields.String(allow_none=True))
     seed = _req(fields.String, metadata={"description": "The seed of the shuffles, hexadecimal"})

@@ -196,7 +196,11 @@ class DecisionSchema(Schema):
         allow_none=True,
         metadata={"description": "When the clock plays this decision (Unix seconds)"},
     )
-    view = s._req(s.Union, "GameView", metadata={"description": "The seat's view, with its legal moves"})
+    view = s._req(
+        s.AsIs,
+        s.PlayingViewSchema,
+        metadata={"description": "The seat's view of the game under way, with its legal moves"},
+    )
 
 
 class DecisionListSchema(Schema):
@@ -236,7 +240,10 @@ class Me(MethodView):
     @blp.doc(operationId="getMyBot")
     @document_errors(401, 429, 503)
     def get(self) -> dict[str, Any]:
-        """The bot's profile and current games"""
+        """The bot's profile and current games
+
+        Its id, name, webhook URL, and the games it sits in that have not ended.
+        """
         registry = bots()
         return registry.profile(registry.require(bearer_token()))
 
