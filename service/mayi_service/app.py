@@ -25,7 +25,14 @@ from .api.common import DECISION, Services, bearer_token
 from .clock import game_parts
 from .config import Settings
 from .games import token_hash
-from .schemas import OperationSecurity, ProblemSchema, nullable_ref2properties, register_unions, union2properties
+from .schemas import (
+    OperationSecurity,
+    ProblemSchema,
+    nullable_ref2properties,
+    refine_components,
+    register_unions,
+    union2properties,
+)
 from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, connect, is_cluster_url, jobs_url, redis_url
 from .web import blp as _web_blp
 
@@ -213,6 +220,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform
     api.register_blueprint(ladder_api.blp)  # the bot ladder
+    refine_components(api.spec)
     problems.register(app)
 
     _rate_limits(app, settings, url)

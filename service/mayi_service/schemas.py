@@ -35,13 +35,32 @@ def _no_bad_characters(value: str) -> None:
             raise ValidationError(f"control character U+{ord(char):04X} at character {i + 1} is not allowed")
 
 
+#: What :class:`Text` refuses, as the OpenAPI document states it: no control character
+#: (an ECMA regex; lone surrogates, which no JSON text of UTF-8 can carry, are refused too).
+TEXT_PATTERN = "^[^\u0000-\u001f\u007f-\u009f]*$"
+
+
 class Text(fields.String):
-    """A string that can be stored and shown: no lone surrogates, no control characters."""
+    """A string that can be stored and shown: no lone surrogates, no control characters.
+    (The document says so with :data:`TEXT_PATTERN`, unless the field has a pattern or a
+    list of values of its own.)"""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = kwargs.pop("metadata", None) or {}
+        validators = kwargs.get("validate")
+        validators = validators if isinstance(validators, list | tuple) else [validators]
+        if "pattern" not in metadata and not any(isinstance(v, validate.OneOf | validate.Regexp) for v in validators):
+            metadata = {**metadata, "pattern": TEXT_PATTERN}
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         text: str = super()._deserialize(value, attr, data, **kwargs)
         _no_bad_characters(text)
         return text
+
+
+#: A name as the document states it: no control or bidirectional formatting characters, and not blank.
+NAME_PATTERN = "^(?=.*\\S)[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$"
 
 
 class Name(Text):
@@ -55,7 +74,7 @@ class Name(Text):
         )
         super().__init__(
             validate=validate.Length(min=1, max=NAME_MAX),
-            metadata={"description": description},
+            metadata={"description": description, "pattern": NAME_PATTERN},
             **kwargs,
         )
 
@@ -147,7 +166,11 @@ class StrictBoolean(fields.Boolean):
 
 
 class QueryInteger(fields.Integer):
-    """A whole number in a query string: ASCII digits only (not ``1_0``, ``+1`` or other scripts' digits)."""
+    """A whole number in a query string: ASCII digits only (not ``1_0``, ``+1``, ``1e1`` or other
+    scripts' digits); the document says so with a ``pattern`` on the parameter's text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(metadata={"pattern": "^[0-9]{1,16}$", **(kwargs.pop("metadata", None) or {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16):
@@ -160,7 +183,12 @@ _DECIMAL = re.compile(r"[0-9]{1,16}(?:\.[0-9]{1,16})?")
 
 
 class QueryFloat(fields.Float):
-    """A number in a query string: ASCII digits with an optional decimal point (``2``, ``0.5``)."""
+    """A number in a query string: ASCII digits with an optional decimal point (``2``, ``0.5``;
+    not ``1e1``); the document says so with a ``pattern`` on the parameter's text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        pattern = "^[0-9]{1,16}(\\.[0-9]{1,16})?$"
+        super().__init__(metadata={"pattern": pattern, **(kwargs.pop("metadata", None) or {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
         if not (isinstance(value, str) and _DECIMAL.fullmatch(value)):
@@ -242,8 +270,33 @@ def options_schema() -> type[Schema]:
     return found
 
 
-#: The options of the variants registered when this module was imported (what responses document).
+#: The options of the variants registered when this module was imported (what requests document).
 OptionsSchema = options_schema()
+
+_RESPONSE_FIELDS: dict[type, type[fields.Field]] = {bool: fields.Boolean, int: fields.Integer, float: fields.Float}
+
+
+def effective_options_schema() -> type[Schema]:
+    """The schema of a view's ``options``: the options the table plays by, every option of
+    its variant (the ones every registered variant has are required), typed by their specs."""
+    by_name: dict[str, list[OptionSpec]] = {}
+    for rules in VARIANTS.values():
+        for spec in rules.option_specs:
+            by_name.setdefault(spec.name, []).append(spec)
+    attrs: dict[str, Any] = {}
+    for name, specs in by_name.items():
+        spec = specs[0]
+        every = len(specs) == len(VARIANTS)
+        description = (
+            spec.description + (f" ({spec.unit})" if spec.unit else "") + ("" if every else "; its variants only")
+        )
+        attrs[name] = _RESPONSE_FIELDS[spec.type](required=every, metadata={"description": description})
+    attrs["__doc__"] = "The options the table plays by: the variant's defaults with the table's options applied."
+    return type("EffectiveOptionsSchema", (Schema,), attrs)
+
+
+#: The options a view shows (the variants registered when this module was imported).
+EffectiveOptionsSchema = effective_options_schema()
 
 
 class OptionsField(fields.Nested):
@@ -281,7 +334,14 @@ class TestBlockSchema(StrictSchema):
         validate=validate.Length(max=8),
         metadata={"description": "Per round (index 0 = round 1): the top of the stock, top first; null = shuffled"},
     )
-    start_round = StrictInteger(validate=validate.Range(1, 8))
+    start_round = StrictInteger(
+        validate=validate.Range(1, 8),
+        metadata={
+            "description": "The round to start at: 1 to the variant's number of rounds ("
+            + ", ".join(f"{rules.title} {len(rules.rounds)}" for rules in VARIANTS.values())
+            + "); a larger one is a validation_error"
+        },
+    )
 
 
 class GameCreateSchema(StrictSchema):
@@ -306,6 +366,22 @@ class SeatInSchema(StrictSchema):
             "instead of a person; its `name` defaults to the bot's name"
         },
     )
+
+
+#: What the document adds to components that their fields cannot say (:func:`refine_components`).
+COMPONENT_EXTRAS: dict[str, dict[str, Any]] = {
+    "SeatIn": {
+        "minProperties": 1,
+        "description": "A seat to take: `name` (a person), or `house_bot` (its `name` defaults to the bot's); "
+        "`seat` picks one, else the first open seat. One of `name` and `house_bot` is required",
+    },
+}
+
+
+def refine_components(spec: Any) -> None:
+    """Add :data:`COMPONENT_EXTRAS` to the components of ``spec`` (once every schema is in it)."""
+    for name, extra in COMPONENT_EXTRAS.items():
+        spec.components.schemas[name].update(extra)
 
 
 class DrawInSchema(StrictSchema):
@@ -475,11 +551,12 @@ def register_unions(spec: Any) -> None:
 
 
 def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a :class:`Union` field is a reference to its component,
-    an :class:`AsIs` field one to its schema's; each as ``allOf: [$ref]``, so that the
-    field's own ``description`` is no sibling of a ``$ref`` (which OpenAPI 3.0 ignores)."""
+    """apispec attribute function: a :class:`Union` field is a reference to its component
+    (a plain ``$ref``: generators read ``allOf`` of a union with a discriminator as a schema
+    that extends it; so a :class:`Union` field takes no ``description``, which would be a
+    sibling of the ``$ref``), an :class:`AsIs` field one to its schema's (``allOf: [$ref]``)."""
     if isinstance(field, Union):
-        return {"allOf": [union_ref(field.union_name)]}
+        return union_ref(field.union_name)
     if isinstance(field, AsIs):
         return {"allOf": [self.resolve_nested_schema(field.schema)]}
     return {}
@@ -673,7 +750,8 @@ MOVE_BODIES: dict[str, type[Schema]] = {
 def legal_move_component(kind: str) -> dict[str, Any]:
     """The component of a legal move of type ``kind``: its body's schema, with ``type`` required."""
     body = MOVE_BODIES[kind].__name__.removesuffix("Schema")
-    return {"allOf": [union_ref(body), {"type": "object", "required": ["type"]}]}
+    tag = {"type": "string", "enum": [kind], "description": "The move's type"}
+    return {"allOf": [union_ref(body), {"type": "object", "properties": {"type": tag}, "required": ["type"]}]}
 
 
 class _ViewBase(Schema):
@@ -682,7 +760,13 @@ class _ViewBase(Schema):
     id = _req(fields.String, metadata={"description": "The game's id"})
     version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
     variant = _variant(metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
-    options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
+    options = _req(
+        fields.Nested,
+        EffectiveOptionsSchema,
+        metadata={
+            "description": "The options the table plays by: its variant's defaults, with those it was created with"
+        },
+    )
     rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
     created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
     last_event = _req(fields.Integer, metadata={"description": "The number of the last event"})

@@ -45,6 +45,7 @@ class Sent:
     streamed: bool = False
     url_path: str = ""  # the request's path (empty: the template, whose {parts} match as values)
     headers: tuple[tuple[str, str], ...] = ()
+    content_type_header: str = ""  # the Content-Type as sent, with its parameters
 
 
 @cache
@@ -95,7 +96,7 @@ def problems(sent: Sent) -> list[str]:
     response = MockResponse(
         sent.body,
         status_code=sent.status,
-        content_type=sent.content_type if sent.body else None,
+        content_type=(sent.content_type_header or sent.content_type) if sent.body else None,
         headers=dict(sent.headers),
     )
     result = _openapi().unmarshal_response(req, response)
@@ -135,6 +136,7 @@ def record(app: Flask) -> list[Sent]:
                 response.is_streamed,
                 request.path,
                 tuple((k, v) for k, v in response.headers.items() if k.lower() in _API_HEADERS),
+                response.content_type or "",
             )
         )
         return response

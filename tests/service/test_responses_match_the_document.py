@@ -132,7 +132,8 @@ def test_legal_moves_are_the_request_bodies_with_their_type() -> None:
     for kind, ref in union["discriminator"]["mapping"].items():
         member = schemas[ref.rsplit("/", 1)[1]]
         body_ref = spec()["paths"][f"{GAME}/{paths[kind]}"]["post"]["requestBody"]["content"]["application/json"]
-        assert member["allOf"] == [body_ref["schema"], {"type": "object", "required": ["type"]}]
+        assert member["allOf"][0] == body_ref["schema"] and member["allOf"][1]["required"] == ["type"]
+        assert member["allOf"][1]["properties"]["type"]["enum"] == [kind]
         body = schemas[body_ref["schema"]["$ref"].rsplit("/", 1)[1]]
         assert body["properties"]["type"]["enum"] == [kind] and "type" not in body.get("required", [])
         assert body["additionalProperties"] is False
