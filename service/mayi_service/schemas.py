@@ -288,7 +288,9 @@ def effective_options_schema() -> type[Schema]:
         spec = specs[0]
         every = len(specs) == len(VARIANTS)
         description = (
-            spec.description + (f" ({spec.unit})" if spec.unit else "") + ("" if every else "; its variants only")
+            spec.description
+            + (f" ({spec.unit})" if spec.unit else "")
+            + ("" if every else "; present where the variant has it")
         )
         attrs[name] = _RESPONSE_FIELDS[spec.type](required=every, metadata={"description": description})
     attrs["__doc__"] = "The options the table plays by: the variant's defaults with the table's options applied."
@@ -747,10 +749,20 @@ MOVE_BODIES: dict[str, type[Schema]] = {
 }
 
 
+#: The endpoint of each type of move (the description of a legal entry's ``type``).
+MOVE_ENDPOINTS = {
+    "draw": "POST .../turn/draw",
+    "claim": "POST .../claims",
+    "discard": "POST .../turn/discard",
+    "go_down": "POST .../melds",
+    "lay_off": "POST .../lay-offs",
+}
+
+
 def legal_move_component(kind: str) -> dict[str, Any]:
     """The component of a legal move of type ``kind``: its body's schema, with ``type`` required."""
     body = MOVE_BODIES[kind].__name__.removesuffix("Schema")
-    tag = {"type": "string", "enum": [kind], "description": "The move's type"}
+    tag = {"type": "string", "enum": [kind], "description": MOVE_ENDPOINTS[kind]}
     return {"allOf": [union_ref(body), {"type": "object", "properties": {"type": tag}, "required": ["type"]}]}
 
 

@@ -59,7 +59,7 @@ def _waiting_view() -> dict[str, Any]:
         "version": 1,
         "status": "waiting",
         "variant": "may_i",
-        "options": {},
+        "options": {"claim_seconds": 15.0, "turn_seconds": 60.0, "max_reshuffles": 3, "max_turns": 500},
         "rated": True,
         "created_at": 1.0,
         "last_event": 0,
