@@ -97,6 +97,10 @@ def test_the_typescript_example_plays_a_whole_game_of_each_variant(served: Serve
         if command.startswith("node count-escapes.mjs"):
             assert "0 casts, 0 any, 0 non-null assertions" in output, output
     assert cwd == EXAMPLE
+    # Request fields with a default stay optional in the generated types (--default-non-nullable false).
+    types = (EXAMPLE / "src" / "api.d.ts").read_text(encoding="utf-8")
+    assert re.search(r"\bwebhook_url\?: string \| null;", types) and re.search(r"\bmax_games\?: number;", types)
+    assert re.search(r"\bclaim_window: components\[\"schemas\"\]\[\"ClaimWindow\"\] \| \(never \| null\);", types)
     output = run(play.replace("http://127.0.0.1:8000", served.url), cwd, PLAY_SECONDS)
     for variant in ("may_i", "shanghai"):
         assert re.search(rf"^{variant}: game \S+ over after \d+ moves .*; \d+ rounds", output, re.M), output
