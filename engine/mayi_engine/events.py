@@ -226,10 +226,10 @@ class WentDown(Event):
 
     type: ClassVar[str] = "went_down"
     melds: tuple[Meld, ...]
-    contract: str
+    contract: Contract
 
     def data(self) -> dict[str, Any]:
-        return {"melds": [meld_json(m) for m in self.melds], "contract": self.contract}
+        return {"melds": [meld_json(m) for m in self.melds], "contract": self.contract.as_json()}
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -54,7 +54,7 @@ from .events import (
 from .melds import Meld, lay_off_card, read_meld
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard, Timeout
 from .rng import KeyedRandom, new_seed
-from .rules import Rules
+from .rules import Contract, Rules
 from .state import (
     DRAW_PHASE,
     FINISHED_PHASE,
@@ -708,7 +708,7 @@ class MeldPlan:
     melds: tuple[Meld, ...]
     new: tuple[Meld, ...] = ()
     goal: int = -1
-    contract: str = ""
+    contract: Contract | None = None
 
 
 def verify_go_down(
@@ -740,7 +740,7 @@ def verify_go_down(
         rest, table = _verify_lay_offs(s, seat, lay_offs, rest, table, went_down=True, code="illegal_meld")
     else:
         _verify_left(rules, rest, "illegal_meld")
-    return MeldPlan(rest, table, new, goal, contract.describe())
+    return MeldPlan(rest, table, new, goal, contract)
 
 
 def verify_lay_off(s: State, seat: int, parts: tuple[LayOffPart, ...]) -> MeldPlan:
@@ -823,6 +823,7 @@ def _apply_melds(s: State, seat: int, move: GoDown | LayOff, plan: MeldPlan, now
             done = list(s.goals_done)
             done[seat] = (*done[seat], plan.goal)
             s.goals_done = tuple(done)
+        assert plan.contract is not None  # a go-down's plan names the contract it meets
         events.append(WentDown(seat, plan.new, plan.contract))
     s.melds = plan.melds
     _set_hand(s, seat, plan.rest)

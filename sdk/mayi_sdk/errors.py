@@ -28,6 +28,11 @@
         ├── VersionConflict         412  version_conflict (current_version)
         ├── RequestTooLarge         413  request_too_large
         ├── UnsupportedMediaType    415  unsupported_media_type
+        ├── RequestTimeout          408  request_timeout (the HTTP server's own answers: 408, 414, 417, 431, 501)
+        ├── UriTooLong              414  uri_too_long
+        ├── ExpectationFailed       417  expectation_failed
+        ├── HeadersTooLarge         431  headers_too_large
+        ├── NotImplementedByServer  501  not_implemented
         ├── Invalid                 422  malformed, or never allowed by the rules
         │   ├── ValidationError          validation_error (errors)
         │   ├── BadCard                  bad_card (a card code that is no card)
@@ -198,6 +203,36 @@ class UnsupportedMediaType(ResponseError):
     status = 415
 
 
+class RequestTimeout(ResponseError):
+    """The request's body did not arrive whole in time (the HTTP server's own answer)."""
+
+    status = 408
+
+
+class ExpectationFailed(ResponseError):
+    """An ``Expect`` header the HTTP server does not meet."""
+
+    status = 417
+
+
+class UriTooLong(ResponseError):
+    """The request line (method, path and query string) is over the HTTP server's limit."""
+
+    status = 414
+
+
+class HeadersTooLarge(ResponseError):
+    """Too many header fields, or one too long, for the HTTP server."""
+
+    status = 431
+
+
+class NotImplementedByServer(ResponseError):
+    """The request uses HTTP the server does not implement (say a ``Transfer-Encoding`` other than chunked)."""
+
+    status = 501
+
+
 class Invalid(ResponseError):
     """422: malformed, or a move the rules never allow."""
 
@@ -293,6 +328,11 @@ BY_CODE: dict[str, type[ResponseError]] = {
     "version_conflict": VersionConflict,
     "request_too_large": RequestTooLarge,
     "unsupported_media_type": UnsupportedMediaType,
+    "request_timeout": RequestTimeout,
+    "expectation_failed": ExpectationFailed,
+    "uri_too_long": UriTooLong,
+    "headers_too_large": HeadersTooLarge,
+    "not_implemented": NotImplementedByServer,
     "validation_error": ValidationError,
     "bad_card": BadCard,
     "card_not_in_hand": CardNotInHand,
@@ -322,6 +362,11 @@ _BY_STATUS: dict[int, type[ResponseError]] = {
         VersionConflict,
         RequestTooLarge,
         UnsupportedMediaType,
+        RequestTimeout,
+        ExpectationFailed,
+        UriTooLong,
+        HeadersTooLarge,
+        NotImplementedByServer,
         Invalid,
         RateLimited,
         ServerError,

@@ -25,7 +25,14 @@ from .api.common import DECISION, Services, bearer_token
 from .clock import game_parts
 from .config import CORS_EXPOSED_HEADERS, Settings
 from .games import token_hash
-from .schemas import ProblemSchema, nullable_ref2properties, register_unions, union2properties
+from .schemas import (
+    OperationSecurity,
+    ProblemSchema,
+    nullable_ref2properties,
+    refine_components,
+    register_unions,
+    union2properties,
+)
 from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, connect, is_cluster_url, jobs_url, redis_url
 from .web import blp as _web_blp
 from .web import docs_headers as web_docs_headers
@@ -129,6 +136,9 @@ class _Api(Api):  # type: ignore[misc]
         prepare_response(response, self.spec, problems.CONTENT_TYPE)
         self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
 
+    def _register_pagination_header(self) -> None:
+        """None: no operation pages with flask-smorest's header (its schema would be an unused component)."""
+
 
 def _address_key() -> str:
     return "a:" + (request.remote_addr or "?")
@@ -176,13 +186,16 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         OPENAPI_URL_PREFIX="/",
         OPENAPI_JSON_PATH="openapi.json",
         API_SPEC_OPTIONS={
-            "info": {"description": DESCRIPTION, "license": {"name": "MIT"}},
+            "info": {
+                "description": DESCRIPTION,
+                "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
+            },
             "components": {
                 "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "A seat token"}},
                 "parameters": PARAMETERS,
                 "headers": HEADERS,
             },
-            "security": [{}, {"bearer": []}],
+            "servers": [{"url": "/", "description": "The server that serves this document"}],
         },
         MAX_CONTENT_LENGTH=settings.max_body_bytes,
         JSON_SORT_KEYS=False,
@@ -203,10 +216,12 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.ma_plugin.converter.add_attribute_function(union2properties)
     api.ma_plugin.converter.add_attribute_function(nullable_ref2properties)
     register_unions(api.spec)  # before the blueprints, whose schemas refer to them
+    api.spec.plugins.append(OperationSecurity())
     api.register_blueprint(health.blp)
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform
     api.register_blueprint(ladder_api.blp)  # the bot ladder
+    refine_components(api.spec)
     problems.register(app)
 
     _rate_limits(app, settings, url)

@@ -64,6 +64,15 @@ def _json(data: Any) -> str:
 T = TypeVar("T")
 
 
+def effective_options(variant: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The options a table plays by: every option of its variant, the ``options`` it was
+    created with applied over the variant's defaults (those alone, if the variant is gone)."""
+    if variant not in engine.VARIANTS:
+        return dict(options)
+    rules = get_rules(variant, options)
+    return {spec.name: getattr(rules, spec.name) for spec in rules.option_specs}
+
+
 @dataclass
 class Update(Generic[T]):
     """What one attempt of :meth:`Games.update` decided: the change to commit over the
@@ -405,7 +414,7 @@ class Games:
             "version": record.version,
             "status": record.status,
             "variant": meta.variant,
-            "options": meta.options,
+            "options": effective_options(meta.variant, meta.options),
             "rated": meta.rated,
             "created_at": meta.created_at,
             "last_event": record.seq,

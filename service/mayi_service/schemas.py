@@ -12,6 +12,7 @@ import re
 import unicodedata
 from typing import Any
 
+from apispec import BasePlugin
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from mayi_bots import NAMES as HOUSE_BOTS
@@ -34,13 +35,32 @@ def _no_bad_characters(value: str) -> None:
             raise ValidationError(f"control character U+{ord(char):04X} at character {i + 1} is not allowed")
 
 
+#: What :class:`Text` refuses, as the OpenAPI document states it: no control character
+#: (an ECMA regex; lone surrogates, which no JSON text of UTF-8 can carry, are refused too).
+TEXT_PATTERN = "^[^\u0000-\u001f\u007f-\u009f]*$"
+
+
 class Text(fields.String):
-    """A string that can be stored and shown: no lone surrogates, no control characters."""
+    """A string that can be stored and shown: no lone surrogates, no control characters.
+    (The document says so with :data:`TEXT_PATTERN`, unless the field has a pattern or a
+    list of values of its own.)"""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = kwargs.pop("metadata", None) or {}
+        validators = kwargs.get("validate")
+        validators = validators if isinstance(validators, list | tuple) else [validators]
+        if "pattern" not in metadata and not any(isinstance(v, validate.OneOf | validate.Regexp) for v in validators):
+            metadata = {**metadata, "pattern": TEXT_PATTERN}
+        super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         text: str = super()._deserialize(value, attr, data, **kwargs)
         _no_bad_characters(text)
         return text
+
+
+#: A name as the document states it: no control or bidirectional formatting characters, and not blank.
+NAME_PATTERN = "^(?=.*\\S)[^\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]*$"
 
 
 class Name(Text):
@@ -54,7 +74,7 @@ class Name(Text):
         )
         super().__init__(
             validate=validate.Length(min=1, max=NAME_MAX),
-            metadata={"description": description},
+            metadata={"description": description, "pattern": NAME_PATTERN},
             **kwargs,
         )
 
@@ -146,7 +166,11 @@ class StrictBoolean(fields.Boolean):
 
 
 class QueryInteger(fields.Integer):
-    """A whole number in a query string: ASCII digits only (not ``1_0``, ``+1`` or other scripts' digits)."""
+    """A whole number in a query string: ASCII digits only (not ``1_0``, ``+1``, ``1e1`` or other
+    scripts' digits); the document says so with a ``pattern`` on the parameter's text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(metadata={"pattern": "^[0-9]{1,16}$", **(kwargs.pop("metadata", None) or {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if not (isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 16):
@@ -159,7 +183,12 @@ _DECIMAL = re.compile(r"[0-9]{1,16}(?:\.[0-9]{1,16})?")
 
 
 class QueryFloat(fields.Float):
-    """A number in a query string: ASCII digits with an optional decimal point (``2``, ``0.5``)."""
+    """A number in a query string: ASCII digits with an optional decimal point (``2``, ``0.5``;
+    not ``1e1``); the document says so with a ``pattern`` on the parameter's text."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        pattern = "^[0-9]{1,16}(\\.[0-9]{1,16})?$"
+        super().__init__(metadata={"pattern": pattern, **(kwargs.pop("metadata", None) or {})}, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
         if not (isinstance(value, str) and _DECIMAL.fullmatch(value)):
@@ -241,8 +270,35 @@ def options_schema() -> type[Schema]:
     return found
 
 
-#: The options of the variants registered when this module was imported (what responses document).
+#: The options of the variants registered when this module was imported (what requests document).
 OptionsSchema = options_schema()
+
+_RESPONSE_FIELDS: dict[type, type[fields.Field]] = {bool: fields.Boolean, int: fields.Integer, float: fields.Float}
+
+
+def effective_options_schema() -> type[Schema]:
+    """The schema of a view's ``options``: the options the table plays by, every option of
+    its variant (the ones every registered variant has are required), typed by their specs."""
+    by_name: dict[str, list[OptionSpec]] = {}
+    for rules in VARIANTS.values():
+        for spec in rules.option_specs:
+            by_name.setdefault(spec.name, []).append(spec)
+    attrs: dict[str, Any] = {}
+    for name, specs in by_name.items():
+        spec = specs[0]
+        every = len(specs) == len(VARIANTS)
+        description = (
+            spec.description
+            + (f" ({spec.unit})" if spec.unit else "")
+            + ("" if every else "; present where the variant has it")
+        )
+        attrs[name] = _RESPONSE_FIELDS[spec.type](required=every, metadata={"description": description})
+    attrs["__doc__"] = "The options the table plays by: the variant's defaults with the table's options applied."
+    return type("EffectiveOptionsSchema", (Schema,), attrs)
+
+
+#: The options a view shows (the variants registered when this module was imported).
+EffectiveOptionsSchema = effective_options_schema()
 
 
 class OptionsField(fields.Nested):
@@ -259,6 +315,15 @@ class OptionsField(fields.Nested):
         return self._schema
 
 
+def _move_type(kind: str) -> Any:
+    """A move body's optional ``type``: the move's, as ``legal`` names it (so a legal entry may be
+    sent as it is); the endpoint says which move it is."""
+    return Text(
+        validate=validate.OneOf([kind]),
+        metadata={"description": f"Optional: {kind}, as the legal entry names the move (one may be sent as it is)"},
+    )
+
+
 class PlayerInSchema(StrictSchema):
     name = Name(required=True)
 
@@ -271,7 +336,14 @@ class TestBlockSchema(StrictSchema):
         validate=validate.Length(max=8),
         metadata={"description": "Per round (index 0 = round 1): the top of the stock, top first; null = shuffled"},
     )
-    start_round = StrictInteger(validate=validate.Range(1, 8))
+    start_round = StrictInteger(
+        validate=validate.Range(1, 8),
+        metadata={
+            "description": "The round to start at: 1 to the variant's number of rounds ("
+            + ", ".join(f"{rules.title} {len(rules.rounds)}" for rules in VARIANTS.values())
+            + "); a larger one is a validation_error"
+        },
+    )
 
 
 class GameCreateSchema(StrictSchema):
@@ -299,7 +371,24 @@ class SeatInSchema(StrictSchema):
     )
 
 
+#: What the document adds to components that their fields cannot say (:func:`refine_components`).
+COMPONENT_EXTRAS: dict[str, dict[str, Any]] = {
+    "SeatIn": {
+        "minProperties": 1,
+        "description": "A seat to take: `name` (a person), or `house_bot` (its `name` defaults to the bot's); "
+        "`seat` picks one, else the first open seat. One of `name` and `house_bot` is required",
+    },
+}
+
+
+def refine_components(spec: Any) -> None:
+    """Add :data:`COMPONENT_EXTRAS` to the components of ``spec`` (once every schema is in it)."""
+    for name, extra in COMPONENT_EXTRAS.items():
+        spec.components.schemas[name].update(extra)
+
+
 class DrawInSchema(StrictSchema):
+    type = _move_type("draw")
     source = Text(
         required=True,
         validate=validate.OneOf(["stock", "discard"]),
@@ -308,10 +397,12 @@ class DrawInSchema(StrictSchema):
 
 
 class DiscardInSchema(StrictSchema):
+    type = _move_type("discard")
     card = Card(required=True)
 
 
 class ClaimInSchema(StrictSchema):
+    type = _move_type("claim")
     claim = StrictBoolean(required=True, metadata={"description": "true: May I / buy; false: pass"})
 
 
@@ -333,10 +424,12 @@ class LayOffInSchema(StrictSchema):
 
 
 class LayOffsInSchema(StrictSchema):
+    type = _move_type("lay_off")
     lay_offs = fields.List(fields.Nested(LayOffInSchema), required=True, validate=validate.Length(min=1, max=20))
 
 
 class MeldsInSchema(StrictSchema):
+    type = _move_type("go_down")
     melds = fields.List(
         fields.List(Card(), validate=validate.Length(min=1, max=20)),
         required=True,
@@ -386,6 +479,11 @@ def _const(value: str, description: str = "") -> Any:
     )
 
 
+def _variant(**kwargs: Any) -> Any:
+    """A response's ``variant``: the name of a registered variant (an enum, as in requests)."""
+    return _req(fields.String, validate=RegisteredVariant(), **kwargs)
+
+
 def _strings(**kwargs: Any) -> Any:
     return fields.List(fields.String(), required=True, **kwargs)
 
@@ -423,7 +521,22 @@ def union_ref(name: str) -> dict[str, str]:
 
 
 def register_unions(spec: Any) -> None:
-    """Add every union, and its members, to ``spec`` as components (``oneOf`` with a ``discriminator``)."""
+    """Add every union, and its members, to ``spec`` as components (``oneOf`` with a ``discriminator``):
+    ``LegalMove``'s members composed from the move bodies (:func:`legal_move_component`)."""
+    mapping = {}
+    for kind, body in MOVE_BODIES.items():
+        if body.__name__.removesuffix("Schema") not in spec.components.schemas:
+            spec.components.schema(body.__name__.removesuffix("Schema"), schema=body)
+        member = "Legal" + "".join(part.title() for part in kind.split("_"))
+        spec.components.schema(member, component=legal_move_component(kind))
+        mapping[kind] = f"#/components/schemas/{member}"
+    spec.components.schema(
+        "LegalMove",
+        component={
+            "oneOf": [{"$ref": ref} for ref in mapping.values()],
+            "discriminator": {"propertyName": "type", "mapping": mapping},
+        },
+    )
     for name, (tag, members) in UNIONS.items():
         mapping = {}
         for value, schema in members.items():
@@ -441,8 +554,10 @@ def register_unions(spec: Any) -> None:
 
 
 def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a :class:`Union` field is a reference to its component,
-    an :class:`AsIs` field one to its schema's."""
+    """apispec attribute function: a :class:`Union` field is a reference to its component
+    (a plain ``$ref``: generators read ``allOf`` of a union with a discriminator as a schema
+    that extends it; so a :class:`Union` field takes no ``description``, which would be a
+    sibling of the ``$ref``), an :class:`AsIs` field one to its schema's (``allOf: [$ref]``)."""
     if isinstance(field, Union):
         return union_ref(field.union_name)
     if isinstance(field, AsIs):
@@ -450,17 +565,46 @@ def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str,
     return {}
 
 
+#: The member of an ``anyOf`` that admits null and nothing else, in OpenAPI 3.0.3 terms:
+#: ``nullable`` counts only beside a ``type``, and ``enum: [null]`` leaves null alone.
+NULL_SCHEMA: dict[str, Any] = {"type": "object", "nullable": True, "enum": [None]}
+
+
 def nullable_ref2properties(self: Any, field: fields.Field, ret: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """apispec attribute function: a nullable nested schema as ``allOf: [$ref], nullable: true``
-    (what OpenAPI 3.0 means), not apispec's ``anyOf: [$ref, {type: object, nullable: true}]``,
-    which would admit any object."""
+    """apispec attribute function: a nullable nested schema as ``anyOf: [$ref, <null>]``
+    (:data:`NULL_SCHEMA`), which strict 3.0.3 tools read as "that schema or null"; not
+    apispec's ``anyOf: [$ref, {type: object, nullable: true}]``, which would admit any
+    object, nor ``allOf: [$ref], nullable: true``, whose ``nullable`` (no ``type`` beside
+    it) strict tools ignore."""
     loose = {"type": "object", "nullable": True}
     any_of = ret.get("anyOf")
     if isinstance(any_of, list) and len(any_of) == 2 and loose in any_of:
-        del ret["anyOf"]
-        ret["allOf"] = [item for item in any_of if item != loose]
-        ret["nullable"] = True
+        ret["anyOf"] = [item for item in any_of if item != loose] + [NULL_SCHEMA]
     return {}
+
+
+#: Operations whose token is optional (they answer without one, and more to a seat's token);
+#: every other operation that documents a 401 needs one.
+TOKEN_OPTIONAL = frozenset({"getGame", "getEvents", "streamEvents", "takeSeat", "getMetrics"})
+
+
+class OperationSecurity(BasePlugin):
+    """apispec plugin: each operation's ``security``, from its responses. An operation that
+    documents no 401 takes no token (``[]``); one that does needs the bearer token, or
+    takes it optionally (``[{}, {bearer: []}]``) if it is in :data:`TOKEN_OPTIONAL`."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        for operation in (operations or {}).values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            if "401" not in {str(status) for status in operation["responses"]}:
+                operation["security"] = []
+            elif operation.get("operationId") in TOKEN_OPTIONAL:
+                operation["security"] = [{}, {"bearer": []}]
+            else:
+                operation["security"] = [{"bearer": []}]
 
 
 #: Codes a problem may carry: the engine's and the service's own.
@@ -490,6 +634,12 @@ SERVICE_CODES = (
     "bot_already_seated",
     "house_bots_unavailable",
     "not_entered",
+    # gunicorn's own answers (mayi_service.server.GUNICORN_ERRORS), before the app sees the request
+    "request_timeout",
+    "expectation_failed",
+    "uri_too_long",
+    "headers_too_large",
+    "not_implemented",
 )
 PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
 
@@ -586,39 +736,35 @@ class ResultSchema(Schema):
     scores = _ints(metadata={"description": "The points each seat scored in it, by seat"})
 
 
-# Each legal move is exactly the request body that makes it, plus its `type`.
+# Each legal move is exactly the request body that makes it, with its `type` (which the
+# body may carry too): the document composes each member of `LegalMove` from the body's
+# schema, so that a legal entry is a valid body of its endpoint, as it is.
+
+#: The request body of each type of move (the members of ``LegalMove``).
+MOVE_BODIES: dict[str, type[Schema]] = {
+    "draw": DrawInSchema,
+    "claim": ClaimInSchema,
+    "discard": DiscardInSchema,
+    "go_down": MeldsInSchema,
+    "lay_off": LayOffsInSchema,
+}
 
 
-class LegalDrawSchema(DrawInSchema):
-    type = _const("draw", "POST .../turn/draw")
+#: The endpoint of each type of move (the description of a legal entry's ``type``).
+MOVE_ENDPOINTS = {
+    "draw": "POST .../turn/draw",
+    "claim": "POST .../claims",
+    "discard": "POST .../turn/discard",
+    "go_down": "POST .../melds",
+    "lay_off": "POST .../lay-offs",
+}
 
 
-class LegalClaimSchema(ClaimInSchema):
-    type = _const("claim", "POST .../claims")
-
-
-class LegalDiscardSchema(DiscardInSchema):
-    type = _const("discard", "POST .../turn/discard")
-
-
-class LegalGoDownSchema(MeldsInSchema):
-    type = _const("go_down", "POST .../melds")
-
-
-class LegalLayOffSchema(LayOffsInSchema):
-    type = _const("lay_off", "POST .../lay-offs")
-
-
-UNIONS["LegalMove"] = (
-    "type",
-    {
-        "draw": LegalDrawSchema,
-        "claim": LegalClaimSchema,
-        "discard": LegalDiscardSchema,
-        "go_down": LegalGoDownSchema,
-        "lay_off": LegalLayOffSchema,
-    },
-)
+def legal_move_component(kind: str) -> dict[str, Any]:
+    """The component of a legal move of type ``kind``: its body's schema, with ``type`` required."""
+    body = MOVE_BODIES[kind].__name__.removesuffix("Schema")
+    tag = {"type": "string", "enum": [kind], "description": MOVE_ENDPOINTS[kind]}
+    return {"allOf": [union_ref(body), {"type": "object", "properties": {"type": tag}, "required": ["type"]}]}
 
 
 class _ViewBase(Schema):
@@ -626,8 +772,14 @@ class _ViewBase(Schema):
 
     id = _req(fields.String, metadata={"description": "The game's id"})
     version = _req(fields.Integer, metadata={"description": "Bumped by every change; send it as If-Match"})
-    variant = _req(fields.String, metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
-    options = _req(fields.Nested, OptionsSchema, metadata={"description": "The options the table was created with"})
+    variant = _variant(metadata={"description": "The variant played: may_i, shanghai, or a registered one"})
+    options = _req(
+        fields.Nested,
+        EffectiveOptionsSchema,
+        metadata={
+            "description": "The options the table plays by: its variant's defaults, with those it was created with"
+        },
+    )
     rated = _req(fields.Boolean, metadata={"description": "false: a test table (set-up given)"})
     created_at = _req(fields.Float, metadata={"description": "Unix seconds"})
     last_event = _req(fields.Integer, metadata={"description": "The number of the last event"})
@@ -738,7 +890,7 @@ class SeatTakenSchema(Schema):
 
 class GameSummarySchema(Schema):
     id = _req(fields.String)
-    variant = _req(fields.String)
+    variant = _variant()
     status = _req(fields.String, validate=validate.OneOf([s.value for s in GameStatus]))
     seats = _req(fields.Integer)
     names = _req(fields.List, fields.String(allow_none=True), metadata={"description": "null: an open seat"})
@@ -850,7 +1002,7 @@ _event_type(
 _event_type(
     "went_down",
     "The seat went down",
-    {"melds": _req(fields.List, fields.Nested(MeldViewSchema)), "contract": _req(fields.String)},
+    {"melds": _req(fields.List, fields.Nested(MeldViewSchema)), "contract": _req(fields.Nested, ContractSchema)},
 )
 _event_type(
     "laid_off",
@@ -894,7 +1046,7 @@ class EventListSchema(Schema):
 
 class ReplaySchema(Schema):
     id = _req(fields.String)
-    variant = _req(fields.String)
+    variant = _variant()
     options = _req(AsIs, OptionsSchema, metadata={"description": "The options the table was created with"})
     names = _req(fields.List, fields.String(allow_none=True))
     seed = _req(fields.String, metadata={"description": "The seed of the shuffles, hexadecimal"})

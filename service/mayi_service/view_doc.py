@@ -22,14 +22,32 @@ class Row:
     statuses: list[str] = field(default_factory=list)
 
 
+def _null(node: dict[str, Any]) -> bool:
+    """Whether ``node`` is the member of an ``anyOf`` that admits null alone (``enum: [null]``)."""
+    return node.get("enum") == [None]
+
+
 def _ref(node: dict[str, Any]) -> str | None:
-    """The component a property names (``$ref``, or a lone ``allOf`` of one, as apispec writes a nullable one)."""
+    """The component a property names (``$ref``, a lone ``allOf`` of one, or an ``anyOf`` of
+    one and null, as the document writes a nullable one)."""
     if "$ref" in node:
         return str(node["$ref"]).rsplit("/", 1)[1]
-    parts = node.get("allOf") or []
+    parts = node.get("allOf") or [part for part in node.get("anyOf") or [] if not _null(part)]
     if len(parts) == 1 and "$ref" in parts[0]:
         return str(parts[0]["$ref"]).rsplit("/", 1)[1]
     return None
+
+
+def _flat(schema: dict[str, Any], schemas: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the parts of its ``allOf`` merged in: their properties and required fields."""
+    merged: dict[str, Any] = {"properties": {}, "required": []}
+    for part in [*schema.get("allOf", []), schema]:
+        name = _ref(part) if "$ref" in part else None
+        found = _flat(schemas[name], schemas) if name is not None else part
+        for key, node in found.get("properties", {}).items():
+            merged["properties"][key] = {**merged["properties"].get(key, {}), **node}
+        merged["required"] += [r for r in found.get("required", []) if r not in merged["required"]]
+    return merged
 
 
 def _kind(node: dict[str, Any], schemas: dict[str, Any]) -> str:
@@ -44,7 +62,7 @@ def _kind(node: dict[str, Any], schemas: dict[str, Any]) -> str:
         kind = {"integer": "integer", "number": "number", "string": "string", "boolean": "boolean"}.get(
             node.get("type", ""), node.get("type", "any")
         )
-    if node.get("nullable"):
+    if node.get("nullable") or any(_null(part) for part in node.get("anyOf") or []):
         kind += " or `null`"
     return kind
 
@@ -167,7 +185,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
         "`body`).",
     ]
     for kind, ref in moves.items():
-        schema = schemas[ref.rsplit("/", 1)[1]]
+        schema = _flat(schemas[ref.rsplit("/", 1)[1]], schemas)
         rows = []
         _walk(schema, schemas, "", rows)
         out += ["", f"### `{kind}`: {schema['properties']['type'].get('description', '')}", ""]

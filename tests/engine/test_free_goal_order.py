@@ -26,7 +26,7 @@ def test_a_later_goal_may_be_met_in_the_first_round():
     state, events = act(state, 0, down("4H 5H 6H 7H", "8C 9C TC JC"))
     assert state.down[0] and state.goals_done[0] == (2,)
     went = next(e for e in events if e["type"] == "went_down")
-    assert went["data"]["contract"] == "2 runs"
+    assert went["data"]["contract"]["text"] == "2 runs"
 
 
 def test_without_the_option_only_the_rounds_contract_counts():

@@ -251,7 +251,7 @@ def test_going_down_needs_exactly_the_contract_melds() -> None:
     refused(s, 0, down("3C 3D 3H"), "illegal_meld", "round 1's contract is 2 books", "not 1")
     s, events = act(s, 0, down("3C 3D 3H", "4C 4D 4H"))
     went = of_kind(events, "went_down")[0]["data"]
-    assert went["contract"] == "2 books" and [m["cards"] for m in went["melds"]] == [
+    assert went["contract"]["text"] == "2 books" and [m["cards"] for m in went["melds"]] == [
         ["3C", "3D", "3H"],
         ["4C", "4D", "4H"],
     ]
@@ -624,7 +624,7 @@ def test_round_7_three_runs_with_every_card() -> None:
     s = table(MAY_I, 3, round=7, hands={0: ROUND_7}, upcard="5C")
     s, _ = act(s, 0, Claim())
     s, events = act(s, 0, down("AC 2C 3C 4C 5C", "2D 3D 4D 5D", "2H 3H 4H 5H"))
-    assert of_kind(events, "went_down")[0]["data"]["contract"] == "3 runs, using all your cards"
+    assert of_kind(events, "went_down")[0]["data"]["contract"]["text"] == "3 runs, using all your cards"
     assert of_kind(events, "round_ended")[0]["data"]["out"] == 0
 
 

@@ -13,6 +13,7 @@ from mayi_sdk import Client, LegalMove, errors
 from mayi_sdk.models import MOVE_PATHS
 from mayi_service.problems import ENGINE_STATUS, HTTP_CODES
 from mayi_service.schemas import PROBLEM_CODES
+from mayi_service.server import GUNICORN_ERRORS
 
 API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
@@ -33,7 +34,12 @@ def documented() -> dict[str, int]:
 
 def statuses() -> dict[str, int]:
     """The status of each code, where the service declares or documents it."""
-    return {**{code: status for status, code in HTTP_CODES.items()}, **ENGINE_STATUS, **documented()}
+    return {
+        **{code: status for status, code in GUNICORN_ERRORS.items()},
+        **{code: status for status, code in HTTP_CODES.items()},
+        **ENGINE_STATUS,
+        **documented(),
+    }
 
 
 def test_the_documented_codes_are_the_declared_ones() -> None:

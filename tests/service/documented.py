@@ -1,15 +1,16 @@
 """Hold the service's responses to the committed OpenAPI document, strictly.
 
-:func:`record` makes an app note every response it sends (method, path template,
-status, content type, body); :func:`problems` checks each against the schema the
-document gives for its operation and status: an undocumented status, a content
-type or a field the document does not declare, a missing required field or a
-value of the wrong type is a problem. The ``app`` fixture of tests/conftest.py
-records every test's responses and fails the test on any problem, so the whole
-suite holds the document to what the service sends.
-
-The document is OpenAPI 3.0 (``nullable``); :func:`json_schema` turns a schema
-of it into JSON Schema (draft 7) for ``jsonschema_rs``.
+:func:`record` makes an app note every response it sends (method, path, status,
+content type, headers, body); :func:`problems` has an off-the-shelf OpenAPI 3.0
+validator, openapi-core, check each against the document: an undocumented
+operation, status or content type, a field the document does not declare, a
+missing required field, a value of the wrong type, a ``null`` where the schema
+does not admit one (``nullable`` counts only beside a ``type``, as OpenAPI 3.0.3
+says), or a documented header of the wrong form is a problem. The ``app`` fixture
+of tests/conftest.py records every test's responses and fails the test on any
+problem, so the whole suite holds the document to what the service sends.
+:func:`component_problems` checks a value against one schema of the document
+with the same validator (openapi-schema-validator's ``OAS30Validator``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema_rs
 from flask import Flask, Response, request
+from openapi_core import Config, OpenAPI
+from openapi_core.deserializing.media_types.util import json_loads
+from openapi_core.testing import MockRequest, MockResponse
+from openapi_schema_validator import OAS30Validator
 
 SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
 
@@ -39,6 +43,9 @@ class Sent:
     content_type: str
     body: bytes
     streamed: bool = False
+    url_path: str = ""  # the request's path (empty: the template, whose {parts} match as values)
+    headers: tuple[tuple[str, str], ...] = ()
+    content_type_header: str = ""  # the Content-Type as sent, with its parameters
 
 
 @cache
@@ -47,35 +54,24 @@ def spec() -> dict[str, Any]:
     return document
 
 
-def json_schema(node: Any) -> Any:
-    """An OpenAPI 3.0 schema as JSON Schema: ``nullable: true`` admits null; the rest is the same."""
-    if isinstance(node, list):
-        return [json_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: json_schema(value) for key, value in node.items() if key not in ("nullable", "discriminator")}
-    if not node.get("nullable"):
-        return out
-    if "type" in out and "enum" not in out:
-        out["type"] = [out["type"], "null"]
-        return out
-    return {"anyOf": [out, {"type": "null"}]}
-
-
-def _response(response: dict[str, Any]) -> dict[str, Any]:
-    """A response object, its ``$ref`` (to ``components/responses``) followed."""
-    if "$ref" in response:
-        found: dict[str, Any] = spec()["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
-        return found
-    return response
-
-
 @cache
-def _validator(method: str, path: str, status: str, content_type: str) -> Any:
-    response = _response(spec()["paths"][path][method]["responses"][status])
-    schema = response["content"][content_type]["schema"]
-    root = {"allOf": [json_schema(schema)], "components": {"schemas": json_schema(spec()["components"]["schemas"])}}
-    return jsonschema_rs.Draft7Validator(root)
+def _openapi() -> OpenAPI:
+    # problem+json is JSON (RFC 9457): read as openapi-core reads application/json.
+    return OpenAPI.from_dict(
+        spec(), config=Config(extra_media_type_deserializers={"application/problem+json": json_loads})
+    )
+
+
+def _messages(error: BaseException) -> list[str]:
+    """The words of an openapi-core error, with each schema error it wraps (and where)."""
+    found: list[str] = []
+    cause: BaseException | None = error
+    while cause is not None:
+        for schema_error in getattr(cause, "schema_errors", None) or ():
+            where = "/".join(str(part) for part in schema_error.absolute_path)
+            found.append(f"{schema_error.message} at [{where}]")
+        cause = cause.__cause__
+    return found or [str(error) or type(error).__name__]
 
 
 def problems(sent: Sent) -> list[str]:
@@ -84,28 +80,40 @@ def problems(sent: Sent) -> list[str]:
     operation = spec()["paths"].get(sent.path, {}).get(sent.method)
     if operation is None:
         return [f"{where}: the operation is not in the document"]
-    responses = operation["responses"]
-    status = str(sent.status)
-    if status not in responses:
-        if sent.status < 400 or "default" not in responses:
-            return [f"{where}: the status is not documented"]
-        status = "default"
-    content = _response(responses[status]).get("content")
-    if sent.streamed:  # an event stream: its content type at least
+    if str(sent.status) not in operation["responses"] and (
+        sent.status < 400 or "default" not in operation["responses"]
+    ):
+        return [f"{where}: the status is not documented"]
+    if sent.streamed:  # an event stream: openapi-core reads a body whole, so its content type at least
+        content = _content(operation, sent.status)
         ok = content is not None and any(key.split(";")[0] == sent.content_type for key in content)
         return [] if ok else [f"{where}: a stream of {sent.content_type}, not documented"]
-    if not sent.body:
-        return [] if content is None or sent.status in (204, 304) else [f"{where}: no body, but one is documented"]
-    if content is None:
+    if not sent.body and sent.status not in (204, 304) and _content(operation, sent.status):
+        return [f"{where}: no body, but one is documented"]
+    if sent.body and not _content(operation, sent.status):
         return [f"{where}: a body ({sent.content_type}), but none is documented"]
-    media = {key.split(";")[0].strip(): key for key in content}  # text/plain; version=1.0.0 -> text/plain
-    if sent.content_type not in media:
-        return [f"{where}: content type {sent.content_type} is not documented (only {sorted(content)})"]
-    if not sent.content_type.endswith("json"):
-        return []
-    body = json.loads(sent.body)
-    validator = _validator(sent.method, sent.path, status, media[sent.content_type])
-    return [f"{where}: {error.message} at {list(error.instance_path)}" for error in validator.iter_errors(body)]
+    req = MockRequest("http://localhost", sent.method, sent.url_path or sent.path)
+    response = MockResponse(
+        sent.body,
+        status_code=sent.status,
+        content_type=(sent.content_type_header or sent.content_type) if sent.body else None,
+        headers=dict(sent.headers),
+    )
+    result = _openapi().unmarshal_response(req, response)
+    return [f"{where}: {message}" for error in result.errors for message in _messages(error)]
+
+
+def _content(operation: dict[str, Any], status: int) -> dict[str, Any] | None:
+    responses = operation["responses"]
+    response = responses.get(str(status)) or responses.get("default") or {}
+    if "$ref" in response:
+        response = spec()["components"]["responses"][response["$ref"].rsplit("/", 1)[1]]
+    found: dict[str, Any] | None = response.get("content")
+    return found
+
+
+#: The response header fields the document may describe (the rest are HTTP's own, not the API's).
+_API_HEADERS = ("etag", "retry-after", "ratelimit", "ratelimit-policy")
 
 
 def record(app: Flask) -> list[Sent]:
@@ -126,6 +134,9 @@ def record(app: Flask) -> list[Sent]:
                 response.mimetype or "",
                 body,
                 response.is_streamed,
+                request.path,
+                tuple((k, v) for k, v in response.headers.items() if k.lower() in _API_HEADERS),
+                response.content_type or "",
             )
         )
         return response
@@ -139,13 +150,10 @@ def all_problems(sent: list[Sent]) -> list[str]:
 
 @cache
 def _component_validator(name: str) -> Any:
-    root = {
-        "allOf": [{"$ref": f"#/components/schemas/{name}"}],
-        "components": {"schemas": json_schema(spec()["components"]["schemas"])},
-    }
-    return jsonschema_rs.Draft7Validator(root)
+    root = {"allOf": [{"$ref": f"#/components/schemas/{name}"}], "components": spec()["components"]}
+    return OAS30Validator(root)
 
 
 def component_problems(name: str, value: Any) -> list[str]:
     """What is wrong with ``value`` as the document's schema ``name`` (nothing: ``[]``)."""
-    return [f"{name}: {e.message} at {list(e.instance_path)}" for e in _component_validator(name).iter_errors(value)]
+    return [f"{name}: {e.message} at {list(e.absolute_path)}" for e in _component_validator(name).iter_errors(value)]

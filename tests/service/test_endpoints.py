@@ -187,7 +187,9 @@ def test_create_table_without_players_is_waiting(http: Http) -> None:
     assert created["seats"] == []
     game = created["game"]
     assert game["status"] == "waiting" and game["variant"] == "shanghai" and game["version"] == 1
-    assert game["options"] == {"claim_seconds": 20}
+    # The options it plays by: the ones given over Shanghai's defaults, every one of them.
+    assert game["options"]["claim_seconds"] == 20 and game["options"]["turn_seconds"] == 60
+    assert game["options"]["bury_joker_upcard"] is True and game["options"]["max_turns"] == 500
     assert [(s["seat"], s["taken"]) for s in game["seats"]] == [(i, False) for i in range(4)]
     assert view(http, created["game_id"])["status"] == "waiting"
     assert events(http, created["game_id"]) == []

@@ -241,5 +241,15 @@ def _check_depth(statuses: Counter[tuple[str, str, int]]) -> None:
 )
 @schema.parametrize()
 def test_api_conforms_to_the_committed_spec(case: Any, target: Target) -> None:
-    response = case.call_and_validate(base_url=target.url, checks=CHECKS, timeout=10)
+    if not case.path.endswith("/events/stream"):
+        response = case.call_and_validate(base_url=target.url, checks=CHECKS, timeout=10)
+    else:
+        # The event stream's 200 is declared as text, so that generated clients read it as a
+        # stream; schemathesis reads an event-stream ``schema`` before OpenAPI 3.2 as each
+        # event's, so a 200's events are not held to it here (the generated clients' tests
+        # read the stream). Its other answers are.
+        others = [check for check in CHECKS if check is not response_schema_conformance]
+        response = case.call_and_validate(base_url=target.url, checks=others, timeout=10)
+        if response.status_code != 200:
+            case.validate_response(response, checks=[response_schema_conformance])
     target.statuses[(case.method, case.path, response.status_code)] += 1

@@ -39,6 +39,11 @@ def seat_for_bot(game_id: str, token: str | None) -> tuple[str, str, str] | None
     return bot_id, seat_digest(bot_id), str(token)
 
 
+#: A webhook URL's form as the document states it: http(s), a host, no user name, spaces,
+#: control characters or #fragment (:func:`webhooks.url_problem` checks the rest).
+URL_PATTERN = "^[hH][tT][tT][pP][sS]?://[^/?#@\\s\u0000-\u001f\u007f]+([/?][^#\\s\u0000-\u001f\u007f]*)?$"
+
+
 class WebhookUrl(s.Text):
     """A webhook URL: https (or http), a host, no user name or password, at most 2048
     characters; an IP address that is not public is refused unless the operator allows it."""
@@ -50,7 +55,12 @@ class WebhookUrl(s.Text):
             "A host that is (or resolves to) a loopback, private, link-local or metadata address is "
             "refused unless the operator allows it. null: no webhook (poll for decisions)"
         )
-        super().__init__(allow_none=True, metadata={"description": description}, **kwargs)
+        super().__init__(
+            allow_none=True,
+            validate=validate.Length(max=webhooks.MAX_URL_LENGTH),
+            metadata={"description": description, "pattern": URL_PATTERN},
+            **kwargs,
+        )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         url: str = super()._deserialize(value, attr, data, **kwargs)
@@ -196,7 +206,11 @@ class DecisionSchema(Schema):
         allow_none=True,
         metadata={"description": "When the clock plays this decision (Unix seconds)"},
     )
-    view = s._req(s.Union, "GameView", metadata={"description": "The seat's view, with its legal moves"})
+    view = s._req(
+        s.AsIs,
+        s.PlayingViewSchema,
+        metadata={"description": "The seat's view of the game under way, with its legal moves"},
+    )
 
 
 class DecisionListSchema(Schema):
@@ -236,7 +250,10 @@ class Me(MethodView):
     @blp.doc(operationId="getMyBot")
     @document_errors(401, 429, 503)
     def get(self) -> dict[str, Any]:
-        """The bot's profile and current games"""
+        """The bot's profile and current games
+
+        Its id, name, webhook URL, and the games it sits in that have not ended.
+        """
         registry = bots()
         return registry.profile(registry.require(bearer_token()))
 

@@ -44,15 +44,20 @@ ACTION_HEADERS = ["IfMatch", "IdempotencyKey"]
 VIEW = s.union_ref("GameView")
 ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
 
-#: One Server-Sent Event of the event stream (as OpenAPI 3.2's ``itemSchema`` would say).
-SSE_EVENT = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "description": "The event number (`seq`)"},
-        "event": {"type": "string", "enum": sorted(s.EVENT_TYPES), "description": "The event type"},
-        "data": {"type": "string", "description": "The event, as JSON: an `Event` (see components/schemas)"},
-        "retry": {"type": "integer", "description": "How long to wait before reconnecting, in milliseconds"},
-    },
+#: The event stream's body: text, not JSON (a generated client reads it as a stream of text).
+SSE_STREAM = {
+    "type": "string",
+    "description": (
+        "A stream of Server-Sent Events (text/event-stream). Each event is an `id:` line (the event "
+        "number, `seq`), an `event:` line (its type: one of `Event`'s `type` values), and a `data:` line "
+        "holding the event as JSON, exactly an `Event` (#/components/schemas/Event) as "
+        "`GET .../events` lists it; a blank line ends it. Lines that start with `:` keep the "
+        "connection alive, and a `retry:` line says how long to wait before reconnecting (ms)."
+    ),
+    "example": (
+        'id: 7\nevent: claimed\ndata: {"seq": 7, "type": "claimed", "seat": 2, "time": 1767225600.5, '
+        '"data": {"card": "7H"}}\n\n: keep-alive\n\n'
+    ),
 }
 
 
@@ -291,7 +296,10 @@ class DiscardCard(MethodView):
     @blp.doc(operationId="discardCard")
     @document_errors(*ACTION_ERRORS)
     def post(self, game_id: str) -> Response:
-        """Discard a card, ending the turn"""
+        """Discard a card, ending the turn
+
+        The card must be in the hand and may not be the one taken this turn (`held`).
+        """
         return _act(game_id, "discard", s.DiscardInSchema)
 
 
@@ -380,7 +388,7 @@ class Events(MethodView):
 class EventStream(MethodView):
     @blp.response(
         200,
-        SSE_EVENT,
+        SSE_STREAM,
         content_type="text/event-stream",
         description="Server-Sent Events: `id` is the event number, `event` its type, `data` the event JSON",
     )

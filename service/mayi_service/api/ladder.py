@@ -37,7 +37,7 @@ class EntryInSchema(s.StrictSchema):
 
 
 class EntrySchema(Schema):
-    variant = s._req(fields.String)
+    variant = s._variant()
     bot_id = s._req(fields.String)
     name = s._req(fields.String)
     max_games = s._req(fields.Integer, metadata={"description": "Ladder games the bot plays at once"})
@@ -81,7 +81,7 @@ class StandingSchema(Schema):
 
 
 class LadderBotSchema(StandingSchema):
-    variant = s._req(fields.String)
+    variant = s._variant()
     entered = s._req(fields.Boolean, metadata={"description": "On the leaderboard now (false once it left)"})
     rank = s._req(
         fields.Integer, allow_none=True, metadata={"description": "Its place on the board; null once it left"}
@@ -90,7 +90,7 @@ class LadderBotSchema(StandingSchema):
 
 
 class LeaderboardSchema(Schema):
-    variant = s._req(fields.String)
+    variant = s._variant()
     standings = s._req(fields.List, fields.Nested(StandingSchema))
 
 
@@ -110,7 +110,7 @@ class MatchResultSchema(MatchSeatSchema):
 
 class MatchSchema(Schema):
     match_id = s._req(fields.String)
-    variant = s._req(fields.String)
+    variant = s._variant()
     game_id = s._req(fields.String, metadata={"description": "Its replay: GET /v1/games/{game_id}/replay"})
     status = s._req(fields.String, validate=validate.OneOf(["playing", "finished"]))
     created_at = s._req(fields.Float)
@@ -141,7 +141,7 @@ class HistoryEntrySchema(Schema):
 
 
 class HistorySchema(Schema):
-    variant = s._req(fields.String)
+    variant = s._variant()
     bot_id = s._req(fields.String)
     history = s._req(fields.List, fields.Nested(HistoryEntrySchema), metadata={"description": "Oldest first"})
 
