@@ -49,7 +49,7 @@ from mayi_sdk.local import seat_view
 
 PLAYERS = 4
 VARIANTS = ("may_i", "shanghai")
-MATCHUPS = (("strong", "greedy"), ("greedy", "random"))
+MATCHUPS = (("expert", "strong"), ("strong", "greedy"), ("greedy", "random"))
 #: Win-rate goal (a fair share at 4 players is 25%).
 GOAL = 0.40
 #: A bound on the decisions of one game (real games take a few thousand at most).
