@@ -1,21 +1,25 @@
-"""``expert``: ``strong``'s plan and card counting, with a search at the decisions that matter.
+"""``expert``: ``strong``'s plan and card counting, with a search at the claims it weighs.
 
 How it plays (docs/bots.md, "How ``expert`` plays", says more):
 
 * **Where it searches.** A claim (May I's call, Shanghai's buy, the first upcard) or taking
-  the upcard as the draw, when the card would help its plan; and a discard before it is
-  down, among ``strong``'s few best. Every other decision (a single legal move, a card
-  that helps nothing, going down, laying off, a discard once down) is ``strong``'s, at once.
+  the upcard as the draw, before it is down, when the card would help its plan: each
+  claim costs penalty cards, the decision with the most at stake. Every other decision
+  (a single legal move, a card that helps nothing, going down, laying off, discarding)
+  is ``strong``'s, at once.
 * **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
   the decks, less its hand, the melds on the table, the discard pile as it watched it
   (``strong``'s card tracking), and with the upcards others took dealt back to the hands
   of others; the rest are shuffled into the other hands (their sizes as shown) and the
   stock. Each world is an engine state (``mayi_engine``).
 * **Playouts.** In each world every candidate is played forward with the engine, every
-  seat following a fast version of ``strong``'s rules on the engine's own state, until the
+  seat following fast rules in ``strong``'s spirit on the engine's own state, until the
   round ends or :data:`HORIZON` moves are played; the outcome is the seat's advantage: the
   mean round score of the others less its own (unfinished hands estimated from their
   points and the cards their plan still misses). The same worlds serve every candidate.
+* **Choice.** ``strong``'s own move, unless another beats it over the worlds by at least
+  :data:`MARGIN` points and by :data:`CONFIDENCE` standard errors: a few worlds are noisy,
+  and a claim chosen on noise costs real penalty cards.
 * **Budget.** At most ``worlds`` worlds a decision (:data:`WORLDS`) and at most ``budget``
   seconds of CPU time (:data:`BUDGET`); the worlds are drawn from the bot's ``seed``, so
   a seeded bot plays the same moves in the same games whenever the budget does not cut a
@@ -36,7 +40,7 @@ from typing import Any
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
 from mayi_sdk.helpers import engine
 
-from .cards import JOKER, book_rank, order, run_span
+from .cards import book_rank, order, run_span
 from .strong import StrongBot, assess
 
 #: Most worlds sampled for one decision.
@@ -45,18 +49,16 @@ WORLDS = 10
 BUDGET = 0.25
 #: Most moves a playout plays before its outcome is estimated.
 HORIZON = 120
-#: Discards compared by the search (``strong``'s best few).
-DISCARDS = 3
 #: How sure the search must be that another move beats strong's (standard errors of the
 #: mean gain over the worlds), and by how many points at least.
-CONFIDENCE = 1.0
+CONFIDENCE = 2.0
 MARGIN = 3.0
 #: Points a card still missing from a plan is taken to cost, in an estimated outcome.
 NEED_POINTS = 12.0
 
 
 class ExpertBot(Bot):
-    """``strong`` with a determinized search over its claims, draws and discards."""
+    """``strong`` with a determinized search over its claims and upcard draws."""
 
     name = "expert"
 
@@ -87,7 +89,8 @@ class ExpertBot(Bot):
         if first is None:
             return default
         candidates.insert(0, candidates.pop(first))
-        return self._search(view, candidates)
+        chosen: LegalMove | Wait = self._search(view, candidates)
+        return chosen
 
     def _candidates(self, view: GameView, default: LegalMove | dict[str, object] | Wait) -> list[Any]:
         """The moves worth searching at this decision (fewer than two: play ``default``)."""
@@ -103,44 +106,17 @@ class ExpertBot(Bot):
                 return [m for m in legal if m.type == "claim"]
             return []
         if "draw" in kinds and not down:
-            card = view.upcard
+            upcard = view.upcard
             sources = {m.body.get("source") for m in legal if m.type == "draw"}
-            if card is None or "discard" not in sources:
+            if upcard is None or "discard" not in sources:
                 return []
-            if self.strong._plan(view, (*hand, order(card))).need >= self.strong._plan(view, hand).need:
+            if self.strong._plan(view, (*hand, order(upcard))).need >= self.strong._plan(view, hand).need:
                 return []
             take = next(m for m in legal if m.type == "draw" and m.body.get("source") == "discard")
             # Without a stock draw listed, others may still answer: the alternative is to wait for it.
             stock = next((m for m in legal if m.type == "draw" and m.body.get("source") == "stock"), WAIT)
             return [take, stock]
-        if kinds <= {"discard"} and not down:
-            return self._discards(view, hand)
         return []
-
-    def _discards(self, view: GameView, hand: tuple[int, ...]) -> list[LegalMove]:
-        """``strong``'s :data:`DISCARDS` best discards (its scoring), best first."""
-        strong = self.strong
-        moves = [m for m in view.legal if m.type == "discard"]
-        cards = {str(m.body["card"]) for m in moves}
-        if view.held in cards and len(cards) > 1:
-            cards.discard(view.held)
-        live = strong._live(view)
-        danger = strong._danger(view)
-        weight = 0.15 + 1.2 * danger
-        from .cards import points
-
-        scored = []
-        for c in cards:
-            if c == JOKER:
-                continue
-            rest = list(hand)
-            rest.remove(order(c))
-            plan = strong._plan(view, tuple(rest))
-            outs = sum(live[w] for w in plan.wanted)
-            scored.append((plan.need * 100.0 - min(outs, 40) * 1.5 - points(c, view.variant) * weight, -order(c), c))
-        scored.sort()
-        best = [c for _, _, c in scored[:DISCARDS]]
-        return [next(m for m in moves if m.body.get("card") == c) for c in best]
 
     # -- the search -----------------------------------------------------------
     def _search(self, view: GameView, candidates: list[Any]) -> Any:
@@ -214,8 +190,8 @@ class ExpertBot(Bot):
         for s in others:
             while len(hands[s]) < sizes[s]:
                 hands[s].append(pool.pop() if pool else rng.randrange(4, 56))
-        for i, c in enumerate(pile):
-            if c is None:
+        for i, known_card in enumerate(pile):
+            if known_card is None:
                 pile[i] = pool.pop() if pool else rng.randrange(4, 56)
         stock = [pool.pop() if pool else rng.randrange(4, 56) for _ in range(view.stock_count)]
         codes = eng.card_codes
@@ -428,12 +404,12 @@ def _advantage(eng: Any, state: Any, world: Any, seat: int, round_: int) -> floa
         scores = []
         score = state.rules.card_score
         for s, hand in enumerate(state.hands):
-            points = sum(score(c) for c in hand)
+            points: float = sum(score(c) for c in hand)
             if not state.down[s]:
                 points += NEED_POINTS * _need(state, hand)
             scores.append(points)
-    mine = scores[seat]
-    others = [x for s, x in enumerate(scores) if s != seat]
+    mine = float(scores[seat])
+    others = [float(x) for s, x in enumerate(scores) if s != seat]
     return sum(others) / len(others) - mine
 
 
