@@ -260,20 +260,38 @@ def main(argv: list[str] | None = None) -> int:
         "--matchup", choices=[f"{h}-{v}" for h, v in MATCHUPS], action="append", help="only this match-up"
     )
     parser.add_argument("--json", action="store_true", help="print the summary as JSON too")
+    parser.add_argument(
+        "--minutes", type=float, help="stop after this many minutes and summarise the games played (a partial run)"
+    )
     args = parser.parse_args(argv)
     games = 60 if args.quick else args.games
     variants = args.variant or list(VARIANTS)
     matchups = [m for m in MATCHUPS if not args.matchup or f"{m[0]}-{m[1]}" in args.matchup]
-    specs = [(h, v, variant, g, args.seed) for h, v in matchups for variant in variants for g in range(games)]
+    # Game by game across the match-ups and variants, so that a run stopped early (--minutes)
+    # has played the first games of each, their seats still rotating.
+    specs = [(h, v, variant, g, args.seed) for g in range(games) for h, v in matchups for variant in variants]
     start = time.perf_counter()
-    with multiprocessing.get_context("fork").Pool(args.workers) as pool:
-        results = list(pool.imap_unordered(play_one, specs, chunksize=4))
+    stop = None if args.minutes is None else start + 60 * args.minutes
+    results: list[GameResult] = []
+    pool = multiprocessing.get_context("fork").Pool(args.workers)
+    try:
+        played = pool.imap_unordered(play_one, specs)
+        while len(results) < len(specs):
+            try:
+                results.append(played.next(None if stop is None else max(0.0, stop - time.perf_counter())))
+            except multiprocessing.TimeoutError:
+                break
+    finally:
+        pool.terminate()
+        pool.join()
     seconds = time.perf_counter() - start
+    if len(results) < len(specs):
+        print(f"stopped after --minutes {args.minutes:g}: {len(results)} of {len(specs)} games played (a partial run)")
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = children.ru_utime + children.ru_stime
     summary = summarise(results)
     print(
-        f"{len(specs)} games of {PLAYERS} players in {seconds:.0f} s with {args.workers} processes, "
+        f"{len(results)} games of {PLAYERS} players in {seconds:.0f} s with {args.workers} processes, "
         f"{cpu:.0f} CPU-seconds ({cpu / args.workers:.0f} s on {args.workers} idle cores; "
         f"load average {os.getloadavg()[0]:.1f}), "
         f"{platform.python_implementation()} {platform.python_version()}, seed {args.seed}"
