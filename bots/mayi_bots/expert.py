@@ -69,27 +69,22 @@ class ExpertBot(Bot):
         self.worlds = worlds
         self.strong = StrongBot()
         self.searches = 0
-        self._down_at: tuple[str, int, int] | None = None
 
     # -- deciding -------------------------------------------------------------
     def decide(self, view: GameView) -> LegalMove | dict[str, object] | Wait:
         default = self.strong.decide(view)  # (also keeps strong's card tracking up to date)
-        if isinstance(default, dict) or (isinstance(default, LegalMove) and default.type == "go_down"):
-            self._down_at = (view.id, view.round.number if view.round else 0, view.discard_count)
         if len(view.legal) <= 1 or view.round is None or view.seat is None:
             return default
         try:
             candidates = self._candidates(view, default)
-        except Exception:  # a view the search cannot read: strong's move
+            # strong's own choice first: the search must show another is better to play it.
+            first = next((i for i, c in enumerate(candidates) if _same(c, default)), None)
+            if len(candidates) < 2 or first is None:
+                return default
+            candidates.insert(0, candidates.pop(first))
+            chosen: LegalMove | Wait = self._search(view, candidates)
+        except Exception:  # a view the search cannot read (a variant it does not know...): strong's move
             return default
-        if len(candidates) < 2:
-            return default
-        # strong's own choice first: the search must show another is better to play it.
-        first = next((i for i, c in enumerate(candidates) if _same(c, default)), None)
-        if first is None:
-            return default
-        candidates.insert(0, candidates.pop(first))
-        chosen: LegalMove | Wait = self._search(view, candidates)
         return chosen
 
     def _candidates(self, view: GameView, default: LegalMove | dict[str, object] | Wait) -> list[Any]:
@@ -224,7 +219,7 @@ class ExpertBot(Bot):
             "claims": list(window.claims) if window is not None and phase == "draw" else [],
             "passes": list(window.passes) if window is not None and phase == "draw" else [],
             "claims_used": [s.claims_used for s in view.seats],
-            "went_down": int(self._went_down(view)),
+            "went_down": 0,  # (it searches only before it is down)
             "held": order(view.held) if view.held else -1,
             "reshuffles": view.reshuffles,
             "round_turns": 0,
@@ -240,19 +235,6 @@ class ExpertBot(Bot):
         if rules.free_goal_order:
             data["goals_done"] = [[g - 1 for g in done] for done in view.raw.get("goals_done", [[]] * players)]
         return eng.from_json(data)
-
-    def _went_down(self, view: GameView) -> bool:
-        """Whether the seat went down this turn (May I forbids laying off then): it is down
-        and holds every card it had when it went down, less none discarded since."""
-        seat = view.seat
-        return bool(
-            seat is not None
-            and view.seats[seat].down
-            and view.phase == "play"
-            and view.turn == seat
-            and self.strong.memory.round == (view.round.number if view.round else 0)
-            and self._down_at == (view.id, view.round.number if view.round else 0, view.discard_count)
-        )
 
     def _playout(self, world: Any, seat: int, move: Any) -> float:
         """The seat's advantage after ``move`` (``None``: waiting for the stock) in ``world``."""
