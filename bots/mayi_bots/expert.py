@@ -68,7 +68,7 @@ class ExpertBot(Bot):
         self.budget = budget
         self.worlds = worlds
         self.strong = StrongBot()
-        self.searches = 0
+        self.searches = 0  # searches made so far (tests and benchmarks read it)
 
     # -- deciding -------------------------------------------------------------
     def decide(self, view: GameView) -> LegalMove | dict[str, object] | Wait:
