@@ -5,7 +5,7 @@ bots, ``mayi simulate --bots``, ``play_local``'s named opponents and the ladder 
 their bots from here.
 
 >>> make("greedy").name, NAMES
-('greedy', ('random', 'greedy', 'strong'))
+('greedy', ('random', 'greedy', 'strong', 'expert'))
 """
 
 from __future__ import annotations
@@ -20,32 +20,39 @@ from mayi_sdk.local import bot_policy
 
 # The bots' modules are imported when first used, so that ``python -m mayi_bots.strong``
 # runs its module once (not once as a package member and again as ``__main__``).
-def _random(seed: int | None = None) -> Bot:
+def _random(seed: int | None = None, budget: float | None = None) -> Bot:
     from .random import RandomBot
 
     return RandomBot(seed=seed)
 
 
-def _greedy(seed: int | None = None) -> Bot:
+def _greedy(seed: int | None = None, budget: float | None = None) -> Bot:
     from .greedy import GreedyBot
 
     return GreedyBot(seed=seed)
 
 
-def _strong(seed: int | None = None) -> Bot:
+def _strong(seed: int | None = None, budget: float | None = None) -> Bot:
     from .strong import StrongBot
 
     return StrongBot(seed=seed)
 
 
-#: The reference bots by name, weakest first. Each factory takes an optional ``seed``.
-BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "greedy": _greedy, "strong": _strong}
+def _expert(seed: int | None = None, budget: float | None = None) -> Bot:
+    from .expert import BUDGET, ExpertBot
+
+    return ExpertBot(seed=seed, budget=BUDGET if budget is None else budget)
+
+
+#: The reference bots by name, weakest first. Each factory takes an optional ``seed`` and
+#: ``budget`` (CPU seconds a decision, for a bot that searches: ``expert``; the others ignore it).
+BOTS: dict[str, Callable[..., Bot]] = {"random": _random, "greedy": _greedy, "strong": _strong, "expert": _expert}
 NAMES: tuple[str, ...] = tuple(BOTS)
-_CLASSES = {"RandomBot": "random", "GreedyBot": "greedy", "StrongBot": "strong"}
+_CLASSES = {"RandomBot": "random", "GreedyBot": "greedy", "StrongBot": "strong", "ExpertBot": "expert"}
 
 
 def __getattr__(attr: str) -> Any:
-    """``RandomBot``, ``GreedyBot``, ``StrongBot``: the bots' classes, imported on first use."""
+    """``RandomBot``, ``GreedyBot``, ``StrongBot``, ``ExpertBot``: the bots' classes, imported on first use."""
     if attr in _CLASSES:
         import importlib
 
@@ -53,14 +60,16 @@ def __getattr__(attr: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
-def make(name: str, *, seed: int | None = None) -> Bot:
+def make(name: str, *, seed: int | None = None, budget: float | None = None) -> Bot:
     """A new bot of the given name (one of :data:`NAMES`); ``seed`` makes a bot that draws
-    random numbers (``random``) reproducible; the others ignore it."""
+    random numbers (``random``, ``expert``) reproducible; the others ignore it. ``budget``:
+    the CPU seconds a bot that searches (``expert``) may think per decision (``None``: its
+    default); the others ignore it."""
     try:
         factory = BOTS[name]
     except KeyError:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(NAMES)})") from None
-    return factory(seed=seed)
+    return factory(seed=seed, budget=budget)
 
 
 def seat_seed(game_seed: bytes, seat: int) -> int:
@@ -86,4 +95,14 @@ def _maker(name: str) -> Callable[[bytes, int], Any]:
     return maker
 
 
-__all__ = ["BOTS", "NAMES", "GreedyBot", "RandomBot", "StrongBot", "make", "policy_makers", "seat_seed"]
+__all__ = [
+    "BOTS",
+    "NAMES",
+    "ExpertBot",
+    "GreedyBot",
+    "RandomBot",
+    "StrongBot",
+    "make",
+    "policy_makers",
+    "seat_seed",
+]

@@ -28,6 +28,7 @@ import os
 import sys
 
 from mayi_sdk import Client, run_polling
+from mayi_sdk.helpers import EngineMissing
 from mayi_sdk.webhooks import serve_webhooks
 
 
@@ -47,10 +48,18 @@ def main(name: str, argv: list[str] | None = None) -> int:
     parser.add_argument("--join", action="append", default=[], metavar="GAME_ID", help="first take a seat there")
     parser.add_argument("--url", help="registering with --webhook: the URL the service posts to")
     parser.add_argument("--until-idle", action="store_true", help="polling: stop once no game of the bot is going")
-    parser.add_argument("--seed", type=int, help="seed of a bot that draws random numbers (random)")
+    parser.add_argument("--seed", type=int, help="seed of a bot that draws random numbers (random, expert)")
+    parser.add_argument(
+        "--budget", type=float, metavar="SECONDS", help="a searching bot's CPU seconds a decision (expert)"
+    )
     args = parser.parse_args(argv)
     if args.webhook is not None and not args.secret and args.token:
         parser.error("--webhook needs --secret (or MAYI_WEBHOOK_SECRET): the secret the service signs deliveries with")
+    try:
+        bot = make(name, seed=args.seed, budget=args.budget)
+    except EngineMissing as exc:  # (expert searches with the rules engine)
+        print(f"python -m mayi_bots.{name}: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     token, secret = args.token, args.secret
     if not token:
@@ -62,7 +71,6 @@ def main(name: str, argv: list[str] | None = None) -> int:
         if url is not None:
             secret = account.webhook_secret
             print(f"its webhook secret, shown only once: {secret} (deliveries to {url})", file=sys.stderr)
-    bot = make(name, seed=args.seed)
     with Client(args.server, token) as client:
         for game_id in args.join:
             taken = client.take_seat(game_id, args.name)

@@ -1,7 +1,10 @@
 """``greedy``: claims what helps, goes down as soon as it can, lays off what it can.
 
 It discards the card it wants least: one it cannot lay off, that helps least, scoring
-most. It takes the upcard only if it would keep it (taking a card to discard it again
+most. It claims an upcard out of turn (a May I call, a buy) only while its hand, with the
+card and the penalty cards, stays within :data:`HAND_LIMIT` cards: every claim grows the
+hand, and a hand that only grows (May I's last round, which it rarely makes) would score
+ever more against it. It takes the upcard only if it would keep it (taking a card to discard it again
 could go round the table for ever); otherwise it draws from the stock, and waits for it
 (:data:`~mayi_sdk.WAIT`) while other seats may still answer the upcard. It reads only its view, and keeps no memory.
 """
@@ -13,6 +16,9 @@ from collections.abc import Iterable
 from mayi_sdk import WAIT, Bot, Contract, GameView, LegalMove, Wait
 
 from .cards import JOKER, fitting, order, points, rank, suit
+
+#: Most cards greedy holds after a claim out of turn (May I deals 10 or 12: a few claims).
+HAND_LIMIT = 15
 
 
 def usefulness(card: str, hand: Iterable[str], contract: Contract) -> int:
@@ -57,7 +63,7 @@ class GreedyBot(Bot):
         legal = view.legal
         kinds = {m.type for m in legal}
         if "claim" in kinds:
-            want = self._helps(view, view.claim_window.card if view.claim_window else "")
+            want = self._helps(view, view.claim_window.card if view.claim_window else "") and self._room(view)
             return _pick(legal, "claim", "claim", want)
         if "draw" in kinds:
             upcard = view.upcard or ""
@@ -87,6 +93,21 @@ class GreedyBot(Bot):
                 fits |= fitting(meld, view.variant)
         variant = view.variant
         return max(cards, key=lambda c: (c not in fits, -usefulness(c, hand, contract), points(c, variant), order(c)))
+
+    @staticmethod
+    def _room(view: GameView) -> bool:
+        """Whether a claim now keeps the hand within :data:`HAND_LIMIT` (the first upcard
+        offered in May I comes with no penalty card, and replaces the draw)."""
+        if view.phase == "first_offer":
+            return True
+        penalty = 2 if view.variant == "shanghai" else 1
+        try:
+            from mayi_sdk.helpers import engine
+
+            penalty = int(engine().get_rules(view.variant, view.options or None).claim_penalty)
+        except Exception:  # without the engine: the variants' own penalties
+            pass
+        return len(view.hand) + 1 + penalty <= HAND_LIMIT
 
     def _helps(self, view: GameView, card: str) -> bool:
         if _down(view):

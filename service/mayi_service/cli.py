@@ -127,7 +127,7 @@ def _bot_list(ctx: click.Context, param: click.Parameter, value: str) -> list[st
     callback=_bot_list,
     default="greedy,random",
     show_default=True,
-    help="Comma-separated reference bots (mayi_bots: random, greedy, strong), one per seat, "
+    help="Comma-separated reference bots of mayi_bots (an unknown name lists them), one per seat, "
     "repeated cyclically if fewer than --players.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a machine-readable summary.")

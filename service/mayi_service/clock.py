@@ -221,7 +221,7 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     bots = games.bots = Bots(
         repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
     )
-    house = games.house = HouseBots(games, queue)
+    house = games.house = HouseBots(games, queue, settings.house_bot_seconds)
     games.load_with_seat = bots.load_with_seat
     games.plan_wake = bots.plan_wake
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's

@@ -165,6 +165,9 @@ class Settings:
     ladder_variants: tuple[str, ...] = ()
     #: Ladder games start at this round (1: whole games; a later round: shorter matches, for tests).
     ladder_start_round: int = 1
+    #: CPU seconds a house bot that searches (``expert``) may think per decision, at house
+    #: tables and on the ladder (the others decide in milliseconds and ignore it).
+    house_bot_seconds: float = 0.25
 
     @staticmethod
     def env_name(name: str) -> str:

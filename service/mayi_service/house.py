@@ -50,9 +50,10 @@ def job_id(game_id: str, version: int) -> str:
 class HouseBots:
     """Queues and plays the house seats of the games of one :class:`~mayi_service.games.Games`."""
 
-    def __init__(self, games: Games, queue: Queue | None) -> None:
+    def __init__(self, games: Games, queue: Queue | None, budget: float | None = None) -> None:
         self.games = games
         self.queue = queue
+        self.budget = budget  # a searching bot's CPU seconds a decision (MAYI_HOUSE_BOT_SECONDS)
         self._bots: OrderedDict[tuple[str, int], Bot] = OrderedDict()
 
     @property
@@ -136,7 +137,7 @@ class HouseBots:
         if bot is None:
             from mayi_bots import make
 
-            bot = self._bots[key] = make(record.meta.house_bot(seat) or "random")
+            bot = self._bots[key] = make(record.meta.house_bot(seat) or "random", budget=self.budget)
             while len(self._bots) > KEEP_BOTS:
                 self._bots.popitem(last=False)
         else:

@@ -197,12 +197,13 @@ def decision_seed(seed: str, seat: int, version: int) -> int:
     return int.from_bytes(digest, "big")
 
 
-def make_bot(name: str, seed: int) -> Bot:
-    """The reference bot ``name`` seeded with ``seed`` (a registry without seeds: the bot's own)."""
+def make_bot(name: str, seed: int, budget: float | None = None) -> Bot:
+    """The reference bot ``name`` seeded with ``seed``, a searching bot given ``budget`` CPU
+    seconds a decision (a registry without seeds: the bot's own)."""
     import mayi_bots
 
     try:
-        return mayi_bots.make(name, seed=seed)  # type: ignore[call-arg,unused-ignore]
+        return mayi_bots.make(name, seed=seed, budget=budget)  # type: ignore[call-arg,unused-ignore]
     except TypeError:
         factory: Any = mayi_bots.BOTS[name]
         try:
@@ -538,7 +539,9 @@ class Ladder:
             seat = deciding_seat(state, set(house), now)
             if seat is not None:
                 view = self.games.view(record, Viewer(seat), now, state)
-                bot = make_bot(house[seat], decision_seed(match["seed"], seat, record.version))
+                bot = make_bot(
+                    house[seat], decision_seed(match["seed"], seat, record.version), self.settings.house_bot_seconds
+                )
                 try:
                     answer = house_answer(bot, view, state, seat)
                     move = None if answer is None else move_from_json(answer)

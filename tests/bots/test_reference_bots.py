@@ -21,11 +21,11 @@ VARIANTS = ["may_i", "shanghai"]
 
 
 def test_every_name_makes_a_fresh_sdk_bot() -> None:
-    assert mayi_bots.NAMES == ("random", "greedy", "strong")
+    assert mayi_bots.NAMES == ("random", "greedy", "strong", "expert")
     for name in mayi_bots.NAMES:
         one, two = mayi_bots.make(name), mayi_bots.make(name, seed=3)
         assert isinstance(one, Bot) and one is not two and one.name == name
-    with pytest.raises(ValueError, match="unknown bot 'clever' \\(known: random, greedy, strong\\)"):
+    with pytest.raises(ValueError, match="unknown bot 'clever' \\(known: random, greedy, strong, expert\\)"):
         mayi_bots.make("clever")
 
 

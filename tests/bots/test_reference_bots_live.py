@@ -1,7 +1,7 @@
 """``strong`` and ``greedy`` against the real service by polling (a loopback socket, a real
 Redis behind it): from a late round to the end of the game, every move accepted;
-``python -m mayi_bots.greedy`` as its own process, registering its own account; and
-``python -m mayi_bots.strong --webhook`` playing a signed delivery."""
+``python -m mayi_bots.greedy`` (and ``mayi_bots.expert``) as its own process, registering its own account; and
+``python -m mayi_bots.strong --webhook`` (and ``mayi_bots.expert``) playing a signed delivery."""
 
 from __future__ import annotations
 
@@ -64,13 +64,14 @@ def test_strong_and_greedy_finish_a_game_against_the_server_by_polling(
     assert all(s.failures == 0 and s.refused == s.too_late + s.version_conflicts for s in runners.stats), runners.stats
 
 
-def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: PollingBots) -> None:
+@pytest.mark.parametrize("name", ["greedy", "expert"])
+def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: PollingBots, name: str) -> None:
     with Client(base) as anon:
         game_id = anon.create_game("shanghai", 3, options=SLOW, test={"seed": SEED, "start_round": 8}).game_id
     others = [_bot_client(base, f"strong{i}") for i in range(2)]
     for i, client in enumerate(others):
         client.take_seat(game_id, f"strong{i}")
-    command = [sys.executable, "-m", "mayi_bots.greedy", "--server", base, "--name", "cli-greedy"]
+    command = [sys.executable, "-m", f"mayi_bots.{name}", "--server", base, "--name", f"cli-{name}"]
     command += [f"--join={game_id}", "--until-idle"]  # an id may start with "-"
     env = {k: v for k, v in os.environ.items() if k != "MAYI_TOKEN"}
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
@@ -79,33 +80,34 @@ def test_python_m_mayi_bots_registers_and_plays_by_polling(base: str, runners: P
         assert process.stderr is not None
         line = process.stderr.readline()
         assert "registered bot" in line and "token, shown only once: mayi_bot_" in line, line
-        assert "greedy: seat 2 at " + game_id in process.stderr.readline()
+        assert f"{name}: seat 2 at " + game_id in process.stderr.readline()
         for client in others:
             runners.start(mayi_bots.make("strong"), client)
         runners.join(GAME_CAP)
         _, err = process.communicate(timeout=GAME_CAP)
         assert process.returncode == 0, err
         assert "refused" not in err and "decide failed" not in err, err  # every move accepted
-        assert "greedy: 0 moves" not in err and " moves in 1 games" in err, err
+        assert f"{name}: 0 moves" not in err and " moves in 1 games" in err, err
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(30)
     final = others[0].get_game(game_id)
-    assert final.status == "finished" and final.seats[2].name == "cli-greedy"
+    assert final.status == "finished" and final.seats[2].name == f"cli-{name}"
 
 
-def test_python_m_mayi_bots_strong_plays_a_signed_webhook_delivery(base: str) -> None:
+@pytest.mark.parametrize("name", ["strong", "expert"])
+def test_python_m_mayi_bots_plays_a_signed_webhook_delivery(base: str, name: str) -> None:
     secret = service_bots.new_secret()
     with Client(base) as anon:
-        account = anon.register_bot("hooked-strong")
+        account = anon.register_bot(f"hooked-{name}")
         game_id = anon.create_game("may_i", 2, options=SLOW, test={"seed": SEED}).game_id
         person = anon.take_seat(game_id, "person")
     bot = Client(base, account.token)
-    assert bot.take_seat(game_id, "hooked-strong").seat == 1
+    assert bot.take_seat(game_id, f"hooked-{name}").seat == 1
     port = free_port()
     env = {**os.environ, "MAYI_TOKEN": account.token, "MAYI_WEBHOOK_SECRET": secret}
-    command = [sys.executable, "-m", "mayi_bots.strong", "--server", base, "--webhook", str(port)]
+    command = [sys.executable, "-m", f"mayi_bots.{name}", "--server", base, "--webhook", str(port)]
     process = subprocess.Popen(command, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -127,7 +129,7 @@ def test_python_m_mayi_bots_strong_plays_a_signed_webhook_delivery(base: str) ->
         end = time.monotonic() + GAME_CAP
         while bot.get_game(game_id).version == raw["version"] and time.monotonic() < end:
             time.sleep(0.05)
-        assert bot.get_game(game_id).version > raw["version"], "the strong bot played the delivered decision"
+        assert bot.get_game(game_id).version > raw["version"], f"the {name} bot played the delivered decision"
     finally:
         terminate(process)
 

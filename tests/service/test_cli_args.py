@@ -14,5 +14,6 @@ def test_simulate_without_any_bot_exits_2_in_one_line(bots):
     assert result.exit_code == 2, (result.output, result.exception)
     assert isinstance(result.exception, SystemExit)  # not a ZeroDivisionError
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert errors == ["Error: Invalid value for '--bots': name at least one bot; choose from random, greedy, strong"]
+    names = "random, greedy, strong, expert"
+    assert errors == [f"Error: Invalid value for '--bots': name at least one bot; choose from {names}"]
     assert "Traceback" not in result.output

@@ -1,0 +1,403 @@
+"""``expert``: ``strong``'s plan and card counting, with a search at the claims it weighs.
+
+How it plays (docs/bots.md, "How ``expert`` plays", says more):
+
+* **Where it searches.** A claim (May I's call, Shanghai's buy, the first upcard) or taking
+  the upcard as the draw, before it is down, when the card would help its plan: each
+  claim costs penalty cards, the decision with the most at stake. Every other decision
+  (a single legal move, a card that helps nothing, going down, laying off, discarding)
+  is ``strong``'s, at once.
+* **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
+  the decks, less its hand, the melds on the table, the discard pile as it watched it
+  (``strong``'s card tracking), and with the upcards others took dealt back to the hands
+  of others; the rest are shuffled into the other hands (their sizes as shown) and the
+  stock. Each world is an engine state (``mayi_engine``).
+* **Playouts.** In each world every candidate is played forward with the engine, every
+  seat following fast rules in ``strong``'s spirit on the engine's own state, until the
+  round ends or :data:`HORIZON` moves are played; the outcome is the seat's advantage: the
+  mean round score of the others less its own (unfinished hands estimated from their
+  points and the cards their plan still misses). The same worlds serve every candidate.
+* **Choice.** ``strong``'s own move, unless another beats it over the worlds by at least
+  :data:`MARGIN` points and by :data:`CONFIDENCE` standard errors: a few worlds are noisy,
+  and a claim chosen on noise costs real penalty cards.
+* **Budget.** At most ``worlds`` worlds a decision (:data:`WORLDS`) and at most ``budget``
+  seconds of CPU time (:data:`BUDGET`); the worlds are drawn from the bot's ``seed``, so
+  a seeded bot plays the same moves in the same games whenever the budget does not cut a
+  search short (with ``budget=None`` it never does).
+
+It needs the rules engine, ``mayi_engine`` (the whole project, ``mayi-game-service``):
+without it, making the bot raises :class:`~mayi_sdk.helpers.EngineMissing`, which says so.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+import time
+from collections import Counter
+from typing import Any
+
+from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
+from mayi_sdk.helpers import engine
+
+from .cards import book_rank, order, run_span
+from .strong import StrongBot, assess
+
+#: Most worlds sampled for one decision.
+WORLDS = 10
+#: Most CPU seconds one decision may take (a search stops after the world it is in).
+BUDGET = 0.25
+#: Most moves a playout plays before its outcome is estimated.
+HORIZON = 120
+#: How sure the search must be that another move beats strong's (standard errors of the
+#: mean gain over the worlds), and by how many points at least.
+CONFIDENCE = 2.0
+MARGIN = 3.0
+#: Points a card still missing from a plan is taken to cost, in an estimated outcome.
+NEED_POINTS = 12.0
+
+
+class ExpertBot(Bot):
+    """``strong`` with a determinized search over its claims and upcard draws."""
+
+    name = "expert"
+
+    def __init__(self, seed: int | None = None, *, budget: float | None = BUDGET, worlds: int = WORLDS) -> None:
+        self.eng: Any = engine()  # EngineMissing, saying how to install it, without mayi_engine
+        self.rng = random.Random(secrets.randbits(64) if seed is None else seed)
+        self.budget = budget
+        self.worlds = worlds
+        self.strong = StrongBot()
+        self.searches = 0  # searches made so far (tests and benchmarks read it)
+
+    # -- deciding -------------------------------------------------------------
+    def decide(self, view: GameView) -> LegalMove | dict[str, object] | Wait:
+        default = self.strong.decide(view)  # (also keeps strong's card tracking up to date)
+        if len(view.legal) <= 1 or view.round is None or view.seat is None:
+            return default
+        try:
+            candidates = self._candidates(view, default)
+            # strong's own choice first: the search must show another is better to play it.
+            first = next((i for i, c in enumerate(candidates) if _same(c, default)), None)
+            if len(candidates) < 2 or first is None:
+                return default
+            candidates.insert(0, candidates.pop(first))
+            chosen: LegalMove | Wait = self._search(view, candidates)
+        except Exception:  # a view the search cannot read (a variant it does not know...): strong's move
+            return default
+        return chosen
+
+    def _candidates(self, view: GameView, default: LegalMove | dict[str, object] | Wait) -> list[Any]:
+        """The moves worth searching at this decision (fewer than two: play ``default``)."""
+        legal = view.legal
+        kinds = {m.type for m in legal}
+        seat = view.seat
+        assert seat is not None and view.round is not None
+        down = view.seats[seat].down
+        hand = tuple(sorted(order(c) for c in view.hand))
+        if "claim" in kinds and view.claim_window is not None and not down:
+            card = order(view.claim_window.card)
+            if self.strong._plan(view, (*hand, card)).need < self.strong._plan(view, hand).need:
+                return [m for m in legal if m.type == "claim"]
+            return []
+        if "draw" in kinds and not down:
+            upcard = view.upcard
+            sources = {m.body.get("source") for m in legal if m.type == "draw"}
+            if upcard is None or "discard" not in sources:
+                return []
+            if self.strong._plan(view, (*hand, order(upcard))).need >= self.strong._plan(view, hand).need:
+                return []
+            take = next(m for m in legal if m.type == "draw" and m.body.get("source") == "discard")
+            # Without a stock draw listed, others may still answer: the alternative is to wait for it.
+            stock = next((m for m in legal if m.type == "draw" and m.body.get("source") == "stock"), WAIT)
+            return [take, stock]
+        return []
+
+    # -- the search -----------------------------------------------------------
+    def _search(self, view: GameView, candidates: list[Any]) -> Any:
+        eng = self.eng
+        seat = view.seat
+        assert seat is not None
+        start = time.thread_time()
+        moves = [None if c is WAIT else eng.move_from_json({"type": c.type, **c.body}) for c in candidates]
+        self.searches += 1
+        gains: list[list[float]] = [[] for _ in candidates[1:]]  # each world: a candidate's outcome less the first's
+        for _ in range(self.worlds):
+            world = self._world(view)
+            base = self._playout(world, seat, moves[0])
+            for i, move in enumerate(moves[1:]):
+                gains[i].append(self._playout(world, seat, move) - base)
+            if self.budget is not None and time.thread_time() - start >= self.budget:
+                break
+        best, best_score = 0, 0.0
+        for i, g in enumerate(gains):
+            n = len(g)
+            if n < 2:
+                continue
+            mean = sum(g) / n
+            sd = (sum((x - mean) ** 2 for x in g) / (n - 1)) ** 0.5
+            score = mean - CONFIDENCE * sd / n**0.5  # a lower bound of the gain
+            if score > best_score and mean >= MARGIN:
+                best, best_score = i + 1, score
+        return candidates[best]
+
+    def _world(self, view: GameView) -> Any:
+        """One engine state consistent with the seat's view: its hidden cards sampled."""
+        eng = self.eng
+        rng = self.rng
+        seat = view.seat
+        assert seat is not None and view.round is not None
+        rules = eng.get_rules(view.variant, view.options or None)
+        players = len(view.seats)
+        decks = rules.decks_for(players)
+        unseen: Counter[int] = Counter({c: decks for c in range(4, 56)})
+        unseen[0] = 2 * decks
+        hand = sorted(order(c) for c in view.hand)
+        unseen.subtract(hand)
+        for m in view.melds:
+            unseen.subtract(order(c) for c in m.cards)
+        mem = self.strong.memory
+        count = view.discard_count
+        pile: list[int | None] = [None] * count
+        for pos, code in mem.pile.items():
+            if pos < count:
+                pile[pos] = order(code)
+        if count and view.discard_top is not None:
+            pile[-1] = order(view.discard_top)
+        unseen.subtract(c for c in pile if c is not None)
+        taken = [order(c) for c, n in mem.taken.items() for _ in range(n)]
+        known: list[int] = []  # upcards others took, still in some other hand
+        for c in taken:
+            if unseen[c] > 0:
+                unseen[c] -= 1
+                known.append(c)
+        pool = [c for c, n in unseen.items() for _ in range(max(0, n))]
+        rng.shuffle(pool)
+        others = [s for s in range(players) if s != seat]
+        sizes = {s: view.seats[s].hand_count for s in others}
+        hands: dict[int, list[int]] = {s: [] for s in others}
+        rng.shuffle(known)
+        for c in known:
+            room = [s for s in others if len(hands[s]) < sizes[s]]
+            if not room:
+                break
+            hands[rng.choice(room)].append(c)
+        for s in others:
+            while len(hands[s]) < sizes[s]:
+                hands[s].append(pool.pop() if pool else rng.randrange(4, 56))
+        for i, known_card in enumerate(pile):
+            if known_card is None:
+                pile[i] = pool.pop() if pool else rng.randrange(4, 56)
+        stock = [pool.pop() if pool else rng.randrange(4, 56) for _ in range(view.stock_count)]
+        codes = eng.card_codes
+        all_hands = [codes(sorted(hand)) if s == seat else codes(sorted(hands[s])) for s in range(players)]
+        window = view.claim_window
+        melds = []
+        for m in view.melds:
+            if m.type == "book":
+                low, suit = book_rank(m), -1
+            else:
+                low, _, suit = run_span(m)
+            melds.append([m.owner, m.type[0], "".join(m.cards), low, suit])
+        phase = view.phase
+        data = {
+            "v": 1,
+            "variant": view.variant,
+            "options": view.options,
+            "seed": rng.randbytes(32).hex(),
+            "names": [f"p{s}" for s in range(players)],
+            "round": view.round.number,
+            "phase": phase,
+            "turn": view.turn,
+            "actor": view.actor,
+            "hands": ["".join(h) for h in all_hands],
+            "stock": "".join(codes(stock)),
+            "discard": "".join(codes([c for c in pile if c is not None])),
+            "melds": melds,
+            "down": [int(s.down) for s in view.seats],
+            "discarder": -1 if window is None or window.discarder is None else window.discarder,
+            "claims": list(window.claims) if window is not None and phase == "draw" else [],
+            "passes": list(window.passes) if window is not None and phase == "draw" else [],
+            "claims_used": [s.claims_used for s in view.seats],
+            "went_down": 0,  # (it searches only before it is down)
+            "held": order(view.held) if view.held else -1,
+            "reshuffles": view.reshuffles,
+            "round_turns": 0,
+            "totals": [s.total for s in view.seats],
+            "results": [],
+            "timeouts": [0] * players,
+            "absent": [0] * players,
+            "claim_closes_at": None,
+            "turn_deadline": None,
+            "start_round": 1,
+            "moves": 0,
+        }
+        if rules.free_goal_order:
+            data["goals_done"] = [[g - 1 for g in done] for done in view.raw.get("goals_done", [[]] * players)]
+        return eng.from_json(data)
+
+    def _playout(self, world: Any, seat: int, move: Any) -> float:
+        """The seat's advantage after ``move`` (``None``: waiting for the stock) in ``world``."""
+        eng = self.eng
+        state = world
+        round_ = state.round
+        if move is not None:
+            state, _ = eng.play(state, seat, move)
+        else:  # the others answer the upcard first, then the seat draws from the stock
+            state = _answer_claims(eng, state)
+            if state.phase is eng.Phase.DRAW and state.actor == seat:
+                state, _ = eng.play(state, seat, eng.DrawStock())
+        for _ in range(HORIZON):
+            if state.round != round_ or state.phase is eng.Phase.FINISHED:
+                break
+            actor = _next(eng, state)
+            legal = eng.legal_moves(state, actor)
+            state, _ = eng.play(state, actor, _fast(eng, state, actor, legal))
+        return _advantage(eng, state, world, seat, round_)
+
+
+def _same(move: Any, other: Any) -> bool:
+    """Whether two answers (legal moves, or WAIT) are the same move."""
+    if move is WAIT or other is WAIT:
+        return move is other
+    return bool(move.type == getattr(other, "type", None) and move.body == getattr(other, "body", None))
+
+
+# --------------------------------------------------------------------------- #
+# The playout policy: strong's rules, fast, on the engine's state
+# --------------------------------------------------------------------------- #
+
+
+def _next(eng: Any, state: Any) -> int:
+    pending = eng.pending_claimants(state)
+    if pending:
+        turn = state.turn
+        for p in pending:
+            if p >= turn:
+                return int(p)
+        return int(pending[0])
+    return int(state.actor)
+
+
+def _answer_claims(eng: Any, state: Any) -> Any:
+    while eng.pending_claimants(state):
+        actor = _next(eng, state)
+        state, _ = eng.play(state, actor, _fast(eng, state, actor, eng.legal_moves(state, actor)))
+    return state
+
+
+def _need(state: Any, hand: tuple[int, ...]) -> int:
+    """``strong``'s count of the cards ``hand`` misses from the round's contract."""
+    rules = state.rules
+    c = rules.rounds[state.round - 1].contract
+    return assess(hand, c.books, c.runs, c.all_cards, rules.joker_limit, rules.distinct_book_ranks).need
+
+
+def _use(card: int, hand: tuple[int, ...], books: int, runs: int) -> int:
+    """How much ``card`` helps ``hand`` (greedy's measure, on engine cards: the others of
+    its rank for books, of its suit within two ranks for runs; a joker always helps)."""
+    if card == 0:
+        return 100
+    r, s = card >> 2, card & 3
+    value = 0
+    same = 0
+    near = 0
+    for c in hand:
+        if c == 0:
+            continue
+        cr = c >> 2
+        if cr == r:
+            same += 1
+        elif c & 3 == s:
+            d = abs(cr - r)
+            if r == 1 or cr == 1:
+                d = min(d, abs((14 if r == 1 else r) - (14 if cr == 1 else cr)))
+            if d <= 2:
+                near += 3 - d
+    if books:
+        value += 3 * (same - 1)
+    if runs:
+        value += near
+    return value
+
+
+def _fast(eng: Any, state: Any, seat: int, legal: Any) -> Any:
+    """A move of ``legal`` for ``seat`` by cheap rules in ``strong``'s spirit, read off the
+    engine state: claim and take a card that helps, within a hand size; go down and lay off
+    at once; discard the card that helps least, the highest in points first."""
+    if len(legal) == 1:
+        return legal[0]
+    first = type(legal[0])
+    hand = state.hands[seat]
+    down = state.down[seat]
+    rules = state.rules
+    contract = rules.rounds[state.round - 1].contract
+    if first is eng.Claim or first is eng.Pass:  # a claim window, or the first upcard offered
+        claim = next(m for m in legal if type(m) is eng.Claim)
+        other = next(m for m in legal if type(m) is not eng.Claim)
+        if down or contract.all_cards:
+            return other
+        card = state.discard[-1]
+        helps = _use(card, hand, contract.books, contract.runs)
+        if state.phase is eng.Phase.FIRST_OFFER:
+            return claim if helps >= 3 else other
+        if rules.claim_limit is not None and state.claims_used[seat] >= rules.claim_limit:
+            return other
+        return claim if helps >= 4 and len(hand) <= 12 else other
+    kinds = {type(m) for m in legal}
+    if eng.TakeDiscard in kinds:
+        take = next(m for m in legal if type(m) is eng.TakeDiscard)
+        stock = next((m for m in legal if type(m) is eng.DrawStock), take)
+        if down:
+            return stock
+        return take if _use(state.discard[-1], hand, contract.books, contract.runs) >= 3 else stock
+    for m in legal:
+        if type(m) is eng.GoDown:
+            return m
+    for m in legal:
+        if type(m) is eng.LayOff:
+            return m
+    discards = [m for m in legal if type(m) is eng.Discard]
+    if not discards:
+        return legal[0]
+    score = rules.card_score
+    if down:
+        return max(discards, key=lambda m: (m.card != 0, score(m.card), m.card))
+    held = state.held
+    best = discards[0]
+    best_key: tuple[int, int, int] | None = None
+    books, runs = contract.books, contract.runs
+    for m in discards:
+        c = m.card
+        if c == 0 or (c == held and len(discards) > 1):
+            continue
+        key = (_use(c, hand, books, runs), -score(c), -c)
+        if best_key is None or key < best_key:
+            best, best_key = m, key
+    return best
+
+
+def _advantage(eng: Any, state: Any, world: Any, seat: int, round_: int) -> float:
+    """The mean round score of the other seats less ``seat``'s: the real ones if the round
+    ended, else estimated (a hand's points, and :data:`NEED_POINTS` a card its plan misses)."""
+    if len(state.results) > len(world.results):
+        scores = list(state.results[len(world.results)].scores)
+    else:
+        scores = []
+        score = state.rules.card_score
+        for s, hand in enumerate(state.hands):
+            points: float = sum(score(c) for c in hand)
+            if not state.down[s]:
+                points += NEED_POINTS * _need(state, hand)
+            scores.append(points)
+    mine = float(scores[seat])
+    others = [float(x) for s, x in enumerate(scores) if s != seat]
+    return sum(others) / len(others) - mine
+
+
+if __name__ == "__main__":
+    import sys
+
+    from mayi_bots.cli import main
+
+    sys.exit(main("expert"))
