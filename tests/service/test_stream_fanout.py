@@ -1,14 +1,18 @@
 """Event streams following a game in play share its events: each event is read from Redis
 once per process (by the game's reader, ``mayi_service.hub``), not once per stream, and
 every stream still carries exactly what its viewer may see (the seat's private parts on
-its own stream only), as ``GET .../events`` gives it. Against a real ``mayi serve``
-(gunicorn, gevent) on a Redis of its own, whose command counts the test reads."""
+its own stream only), as ``GET .../events`` gives it. Spectators' streams are paced
+(``MAYI_SPECTATOR_PACE_SECONDS``): events that come faster gather into fewer writes; seats'
+streams are not. Against a real ``mayi serve`` (gunicorn, gevent) on a Redis of its own,
+whose command counts the test reads."""
 
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
@@ -28,7 +32,7 @@ MOVES = 12
 
 class Stream:
     """One event stream read by a thread of its own: its events, as sent (``id``, ``event``,
-    ``data`` parsed) and as text."""
+    ``data`` parsed) and as text, and the HTTP chunk (one write of the server) each came in."""
 
     def __init__(self, port: int, game_id: str, token: str | None = None, source: str = "127.0.0.1") -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
@@ -36,8 +40,11 @@ class Stream:
         self.connection.request("GET", f"/v1/games/{game_id}/events/stream", headers=headers)
         self.response = self.connection.getresponse()
         assert self.response.status == 200, self.response.read()[:300]
+        assert self.response.getheader("Transfer-Encoding") == "chunked"
         self.events: list[dict[str, Any]] = []
         self.texts: list[str] = []
+        #: The number of the chunk each event ended in (chunks counted from 0).
+        self.chunk_of: list[int] = []
         self.thread = threading.Thread(target=self._read, daemon=True)
         self.thread.start()
 
@@ -45,16 +52,20 @@ class Stream:
         buffer = ""
         # (the read ends when the server ends the stream, or fails as the test closes it: the
         # test compares what was read)
+        raw = self.response.fp  # (the chunked framing is read here, to count the chunks)
         with suppress(Exception):
-            while True:
-                data = self.response.read1(65536)
-                if not data:
+            for chunk in itertools.count():
+                size = int(raw.readline().split(b";")[0], 16)
+                if size == 0:
                     return
+                data = raw.read(size)
+                assert raw.readline() == b"\r\n"
                 buffer += data.decode()
                 *blocks, buffer = buffer.split("\n\n")
                 for block in blocks:
                     fields = dict(line.split(": ", 1) for line in block.split("\n") if not line.startswith(":"))
                     if "data" in fields:
+                        self.chunk_of.append(chunk)
                         self.texts.append(block)
                         self.events.append(
                             {"id": int(fields["id"]), "event": fields["event"], "data": json.loads(fields["data"])}
@@ -65,6 +76,10 @@ class Stream:
             self.connection.sock.shutdown(2)  # type: ignore[union-attr]
         self.connection.close()
         self.thread.join(30)
+
+    def writes_after(self, seq: int) -> int:
+        """The chunks that brought the events numbered above ``seq``."""
+        return len({chunk for chunk, e in zip(self.chunk_of, self.events, strict=True) if e["id"] > seq})
 
 
 @contextmanager
@@ -129,6 +144,58 @@ def test_streams_on_a_game_in_play_share_each_event_and_carry_what_their_viewer_
                 assert stream.events == own
                 assert any(e["data"].get("seat") == seat and "private" in e["data"] for e in own)
                 assert all(e["data"].get("seat") == seat for e in own if "private" in e["data"])
+
+
+#: The spectators' pacing interval of the test below: longer than the default, so that the moves
+#: come faster than it even on a loaded machine (and well apart from the seats' delivery).
+TEST_PACE = 5.0
+
+
+def test_spectators_streams_gather_fast_moves_into_fewer_writes_and_seats_streams_are_not_held(
+    tmp_path: Path,
+) -> None:
+    with (
+        redis_process(tmp_path / "redis") as store,
+        ready_server(tmp_path, {"REDIS_URL": store.url, "MAYI_SPECTATOR_PACE_SECONDS": str(TEST_PACE)}) as served,
+    ):
+        url, client = served.url, store.client()
+        game_id, tokens, first = new_game(url)
+        with streams(served.port, game_id, tokens) as (spectators, seats):
+            every = spectators + seats
+            assert wait_until(lambda: all(len(s.events) >= first for s in every), 60)
+            before = xranges(client)
+            started = time.monotonic()
+            for _ in range(MOVES):
+                token, path, body = next_move(url, game_id, tokens)
+                moved = act(url, game_id, token, path, body)
+                assert moved.status_code == 200, moved.text
+                seq = moved.json()["last_event"]
+                # A seat's stream is not held: each move reaches every seat before the next is made.
+                assert wait_until(lambda seq=seq: all(s.events and s.events[-1]["id"] >= seq for s in seats), 30)
+            played = time.monotonic() - started
+            # (the cap is a behaviour's: 12 moves and deliveries take a few seconds even when the
+            # machine is loaded; seats' streams paced like spectators' would take about 55 s)
+            assert played < MOVES / 2 * TEST_PACE, f"{MOVES} moves delivered to the seats in {played:.1f} s"
+            last = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": first}, timeout=30).json()["last"]
+            assert all(s.events[-1]["id"] == last for s in seats)
+            assert wait_until(lambda: all(s.events and s.events[-1]["id"] == last for s in spectators), 60)
+            reads = xranges(client) - before - 1  # (less the read of `last` above)
+            assert reads < len(every), f"{reads} XRANGE calls for {len(every)} streams and {MOVES} moves"
+
+            # Exactly the events of each viewer, in order, however many writes brought them.
+            public = all_events(url, game_id, None)
+            for stream in spectators:
+                assert stream.events == public
+                assert stream.texts == spectators[0].texts
+            for token, stream in zip(tokens, seats, strict=True):
+                assert stream.events == all_events(url, game_id, token)
+            # A seat got each move in a write of its own; a spectator at most one write an
+            # interval (its events arrive within `played` and one interval more).
+            most = int(played / TEST_PACE) + 2
+            for stream in seats:
+                assert stream.writes_after(first) >= MOVES
+            for stream in spectators:
+                assert stream.writes_after(first) <= most < MOVES, (stream.writes_after(first), most)
 
 
 def test_a_readers_window_holds_every_event_after_a_number_or_says_it_cannot(redis_client: redis.Redis) -> None:
