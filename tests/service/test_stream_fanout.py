@@ -34,9 +34,13 @@ class Stream:
     """One event stream read by a thread of its own: its events, as sent (``id``, ``event``,
     ``data`` parsed) and as text, and the HTTP chunk (one write of the server) each came in."""
 
-    def __init__(self, port: int, game_id: str, token: str | None = None, source: str = "127.0.0.1") -> None:
+    def __init__(
+        self, port: int, game_id: str, token: str | None = None, source: str = "127.0.0.1", resume: int = 0
+    ) -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
         headers = {"Authorization": f"Bearer {token}"} if token else {}
+        if resume:
+            headers["Last-Event-ID"] = str(resume)
         self.connection.request("GET", f"/v1/games/{game_id}/events/stream", headers=headers)
         self.response = self.connection.getresponse()
         assert self.response.status == 200, self.response.read()[:300]
@@ -179,6 +183,8 @@ def test_spectators_streams_gather_fast_moves_into_fewer_writes_and_seats_stream
             last = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": first}, timeout=30).json()["last"]
             assert all(s.events[-1]["id"] == last for s in seats)
             assert wait_until(lambda: all(s.events and s.events[-1]["id"] == last for s in spectators), 60)
+            # (every write of the moves' events to a spectator was made within these seconds)
+            delivered = time.monotonic() - started
             reads = xranges(client) - before - 1  # (less the read of `last` above)
             assert reads < len(every), f"{reads} XRANGE calls for {len(every)} streams and {MOVES} moves"
 
@@ -189,13 +195,22 @@ def test_spectators_streams_gather_fast_moves_into_fewer_writes_and_seats_stream
                 assert stream.texts == spectators[0].texts
             for token, stream in zip(tokens, seats, strict=True):
                 assert stream.events == all_events(url, game_id, token)
-            # A seat got each move in a write of its own; a spectator at most one write an
-            # interval (its events arrive within `played` and one interval more).
-            most = int(played / TEST_PACE) + 2
+            # A seat got each move in a write of its own; a spectator at most one write in each
+            # interval of its grid, of which `delivered` seconds overlap at most `most`.
+            most = int(delivered / TEST_PACE) + 2
+            assert most < MOVES, f"the moves took {delivered:.1f} s to reach the spectators"
             for stream in seats:
                 assert stream.writes_after(first) >= MOVES
             for stream in spectators:
-                assert stream.writes_after(first) <= most < MOVES, (stream.writes_after(first), most)
+                assert stream.writes_after(first) <= most, (stream.writes_after(first), most, delivered)
+
+            # A spectator resuming after an event gets the rest at once, as before.
+            resumed = Stream(served.port, game_id, source=SPECTATOR_ADDRESSES[0], resume=first + 3)
+            try:
+                assert wait_until(lambda: resumed.events and resumed.events[-1]["id"] == last, 30)
+                assert resumed.events == [e for e in public if e["id"] > first + 3]
+            finally:
+                resumed.close()
 
 
 def test_a_readers_window_holds_every_event_after_a_number_or_says_it_cannot(redis_client: redis.Redis) -> None:

@@ -592,6 +592,8 @@ def _sse(
             else:
                 yield ": keep-alive\n\n"
                 continue
+        if pace > 0 and next_write < end and (early := next_write - time.monotonic()) > 0:
+            hub.hold(key, early)
         after, last = found[-1]["seq"], found[-1]["type"]
         yield "".join([_event_text(event) for event in found])
         if pace > 0:
