@@ -243,3 +243,24 @@ def test_a_reader_rings_as_many_groups_as_its_waiters_make_now(redis_client: red
     watch.waiters = 2  # most have gone: one group, and the waiters of the groups dropped look again
     assert watch.bell(0) is watch.bell(1) and len(watch.bells) == 1
     assert sum(bell.is_set() for bell in set(held)) == 2
+
+
+def test_a_stream_holding_for_its_interval_keeps_the_games_reader(redis_client: redis.Redis) -> None:
+    hub = EventHub(redis_client, block_seconds=0.1)
+    hub.linger_ms = 100  # (a reader nobody waits on stops within about 0.2 s, rather than 1 s)
+    key = f"hold-{threading.get_ident()}"
+    assert not hub.wait(key, 0, 0.01)  # starts the reader; nobody waits on it after this
+    assert wait_until(lambda: hub.readers() == 0, 30)
+
+    assert not hub.wait(key, 0, 0.01)
+    holder = threading.Thread(target=hub.hold, args=(key, 6.0))
+    holder.start()
+    try:
+        time.sleep(1.0)  # (five lingers: long gone if the holder did not count)
+        assert hub.readers() == 1
+        redis_client.xadd(key, {"e": b'{"seq":1}'}, id="1-0")
+        assert wait_until(lambda: [e.seq for e in hub.recent(key, 0) or []] == [1], 30)
+    finally:
+        holder.join(30)
+        redis_client.delete(key)
+    assert wait_until(lambda: hub.readers() == 0, 30)
