@@ -83,6 +83,14 @@ class SharedEvent:
             self._event = codec.load(self.raw)
         return self._event
 
+    @classmethod
+    def of(cls, event: dict[str, Any]) -> SharedEvent:
+        """An event read from the game store as a dict (its ``seq`` its number), shared from
+        now on: never to be changed."""
+        shared = cls(int(event["seq"]), b"")
+        shared._event = event
+        return shared
+
 
 def _entry_fields(fields: Any) -> bytes:
     """The stored event (field ``e``) of a stream entry as read: a flat list of fields and
@@ -210,6 +218,22 @@ class _Watch:
         while len(self.window) > WINDOW_EVENTS:
             self.base = self.window.popleft().seq
 
+    def fill(self, events: list[SharedEvent]) -> None:
+        """Put back in front of the window the events just before it (read from the store by
+        a stream behind it, after a gap), so that the other streams behind it take them from
+        here; the events that do not end just before the window, or are not contiguous, are
+        ignored."""
+        with self.guard:
+            before = [e for e in events if e.seq <= self.base]
+            if not before or before[-1].seq != self.base or self.error is not None:
+                return
+            if any(b.seq != a.seq + 1 for a, b in itertools.pairwise(before)):
+                return
+            self.window.extendleft(reversed(before))
+            self.base = before[0].seq - 1
+            while len(self.window) > WINDOW_EVENTS:
+                self.base = self.window.popleft().seq
+
     def recent(self, after: int) -> list[SharedEvent] | None:
         """Every event read numbered above ``after`` (``[]``: none yet); ``None`` if the
         window does not reach back to ``after``."""
@@ -290,6 +314,24 @@ class EventHub:
         with self.lock:
             watch = self.watches.get(key)
         return None if watch is None else watch.recent(after)
+
+    def start(self, key: str) -> int | None:
+        """The number of the event just before the window of ``key``'s reader (``None``: no
+        reader): a stream further behind reads from the store (and may :meth:`fill` it)."""
+        with self.lock:
+            watch = self.watches.get(key)
+        if watch is None:
+            return None
+        with watch.guard:
+            return watch.base
+
+    def fill(self, key: str, events: list[SharedEvent]) -> None:
+        """Give ``key``'s reader (if any) the events just before its window (see
+        :meth:`_Watch.fill`)."""
+        with self.lock:
+            watch = self.watches.get(key)
+        if watch is not None:
+            watch.fill(events)
 
     def interrupt(self, key: str) -> None:
         """Wake the waiters of ``key`` to look at their ``gone`` (see :meth:`wait`)."""

@@ -264,3 +264,15 @@ def test_a_stream_holding_for_its_interval_keeps_the_games_reader(redis_client: 
         holder.join(30)
         redis_client.delete(key)
     assert wait_until(lambda: hub.readers() == 0, 30)
+
+
+def test_a_stream_behind_the_window_fills_it_for_the_others(redis_client: redis.Redis) -> None:
+    watch = _Watch(EventHub(redis_client), "k", after=10)  # (its reader thread is not started)
+    watch._keep([SharedEvent(11, b'{"seq":11}'), SharedEvent(12, b'{"seq":12}')])
+    assert watch.recent(7) is None
+    watch.fill([SharedEvent.of({"seq": 8}), SharedEvent.of({"seq": 10})])  # not contiguous: ignored
+    watch.fill([SharedEvent.of({"seq": 8}), SharedEvent.of({"seq": 9})])  # not up to the window: ignored
+    assert watch.recent(7) is None
+    watch.fill([SharedEvent.of({"seq": seq}) for seq in range(8, 13)])  # 11 and 12 it has already
+    assert [e.event for e in watch.recent(7) or []] == [{"seq": 8}, {"seq": 9}, {"seq": 10}, {"seq": 11}, {"seq": 12}]
+    assert [e.seq for e in watch.recent(9) or []] == [10, 11, 12]

@@ -25,7 +25,7 @@ from .. import schemas as s
 from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
-from ..hub import SharedEvent
+from ..hub import WINDOW_EVENTS, SharedEvent
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
@@ -571,6 +571,17 @@ def _sse(
             if pace > 0:
                 next_write = _next_interval(time.monotonic(), phase, pace)
             continue
+        start = hub.start(key) if shared is None and last != LAST_EVENT else None
+        if start is not None and after < start <= after + WINDOW_EVENTS // 2:
+            # Just behind the reader's window (after a gap: a round's last events archived
+            # before the reader read them; or a stream opened after the reader started): read
+            # what is missing, and more, half a window back from the window, and give it to the
+            # reader for every stream behind it, rather than each reading the archive itself.
+            since = max(0, start - WINDOW_EVENTS // 2)
+            missing = games.repo.events_after(game_id, since, count=start - since)
+            hub.fill(key, [SharedEvent.of(e) for e in missing])
+            if hub.recent(key, after) is not None:
+                continue
         if shared is not None and last != LAST_EVENT:
             # Nothing new that the reader has read: wait for its next, without a read of our own.
             if hub.wait(key, after, wait, gone=hangup):
