@@ -241,6 +241,9 @@ class IdleConnections:
         #: Events received on each open stream (after its first line), by file descriptor,
         #: and the last bytes received (an event's ``\nevent: `` may straddle two reads).
         self.events: dict[int, int] = {}
+        #: The reads that brought events to each stream after it opened (no more than the
+        #: server's writes: a read may take in several).
+        self.reads: dict[int, int] = {}
         self.tails: dict[int, bytes] = {}
         #: Streams the server ended (the game is over), by file descriptor.
         self.ended: set[int] = set()
@@ -349,6 +352,7 @@ class IdleConnections:
                 elif fd in self.events:
                     joined = self.tails[fd] + data
                     self.events[fd] += joined.count(b"\nevent: ")
+                    self.reads[fd] = self.reads.get(fd, 0) + (b"\nevent: " in joined)
                     self.tails[fd] = joined[-7:]
 
     def report(self, fds: list[int]) -> dict[str, Any]:
@@ -357,6 +361,7 @@ class IdleConnections:
         with self.lock:
             return {
                 "events": {fd: self.events.get(fd, 0) for fd in fds},
+                "reads": {fd: self.reads.get(fd, 0) for fd in fds},
                 "ended": [fd for fd in fds if fd in self.ended],
                 "failed": list(self.failed[:5]),
             }
@@ -756,6 +761,7 @@ def live_run(args: argparse.Namespace, run: int) -> dict[str, Any]:
     # (the live phase's time includes the opening of the next game's streams, when a game ends)
     result["cpu_ms_baseline"] = cpu_baseline / args.actions * 1000
     result["cpu_ms_live"] = cpu_live / args.actions * 1000
+    result["reads_per_event"] = sum(seen["reads"].values()) / max(1, sum(seen["events"].values()))
     result["games_followed"] = len(followed)
     result["games_finished"] = len(player.finished)
     return result
@@ -820,6 +826,7 @@ def print_live_report(result: dict[str, Any]) -> None:
     pair("memory per idle / live stream", "bytes_per_idle_stream", "bytes_per_live_stream", 1, "KB", 1024)
     pair("worker CPU/action without / with", "cpu_ms_baseline", "cpu_ms_live")
     print(f"  {'worker RSS with the streams':<32}{fmt(m['worker_rss_mb'], 0)} MB")
+    print(f"  {'reads per event, a live stream':<32}{fmt(m['reads_per_event'], 3)} (writes gathered)")
     print(
         f"  {'games followed / finished':<32}{fmt(m['games_followed'], 0)} / {fmt(m['games_finished'], 0)}"
         " (every live stream got every public event of its game)"
@@ -844,6 +851,7 @@ LIVE_KEYS = {
     "worker_rss_mb": ("worker_rss_mb",),
     "cpu_ms_baseline": ("cpu_ms_baseline",),
     "cpu_ms_live": ("cpu_ms_live",),
+    "reads_per_event": ("reads_per_event",),
     "games_followed": ("games_followed",),
     "games_finished": ("games_finished",),
 }

@@ -71,6 +71,10 @@ class Settings:
     max_wait_seconds: int = 60
     sse_max_seconds: int = 300
     sse_heartbeat_seconds: int = 15
+    #: Spectators' event streams (no seat token) write what came at most once per this many
+    #: seconds, each stream at its own moment of the interval; the first event after a quiet
+    #: interval goes at once. Seats' streams are never paced (0: no pacing).
+    spectator_pace_seconds: float = 0.2
     #: Event streams (SSE) one token (or, without one, one address) may hold open at once.
     max_streams_per_client: int = 4
     #: Long-polls (``wait`` > 0) one token (or address) may have waiting at once.

@@ -26,7 +26,9 @@ in this process, with what the streams make of it (their encodings); a stream as
 for events the window does not hold (older ones, or after a gap: events archived
 before the reader saw them) reads them from Redis. It wakes its waiters
 :data:`WAKE_GROUP` at a time, :data:`WAKE_PAUSE_SECONDS` apart, so that the process
-serves other requests between the groups. (docs/decisions/0002-spectator-fanout.md)
+serves other requests between the groups. A stream that lets events gather before it
+writes them (a paced spectator's) pauses with :meth:`EventHub.hold`, which keeps the
+reader reading, and its window, meanwhile. (docs/decisions/0002-spectator-fanout.md)
 """
 
 from __future__ import annotations
@@ -52,8 +54,9 @@ log = logging.getLogger(__name__)
 READ_BLOCK_SECONDS = 10.0
 #: How long a reader whose waiters have all gone reads on for a new one before it stops.
 LINGER_SECONDS = 1.0
-#: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`).
-WINDOW_EVENTS = 64
+#: The most events a reader keeps for its waiters to share (:meth:`EventHub.recent`): more
+#: than a fast game makes within one spectator pacing interval.
+WINDOW_EVENTS = 256
 #: Waiters a reader wakes at once, and the pause between two such groups (each stream woken
 #: writes to its client meanwhile).
 WAKE_GROUP = 16
@@ -79,6 +82,14 @@ class SharedEvent:
         if self._event is None:
             self._event = codec.load(self.raw)
         return self._event
+
+    @classmethod
+    def of(cls, event: dict[str, Any]) -> SharedEvent:
+        """An event read from the game store as a dict (its ``seq`` its number), shared from
+        now on: never to be changed."""
+        shared = cls(int(event["seq"]), b"")
+        shared._event = event
+        return shared
 
 
 def _entry_fields(fields: Any) -> bytes:
@@ -111,6 +122,8 @@ class _Watch:
         self.base = after
         self.window: deque[SharedEvent] = deque()
         self.waiters = 0
+        #: Streams pausing in :meth:`EventHub.hold`: no waiters, but they keep the reader reading.
+        self.holders = 0
         self.error: Exception | None = None
         #: Guards ``latest``, the window and ``error``.
         self.guard = threading.Lock()
@@ -129,10 +142,10 @@ class _Watch:
         try:
             while True:
                 with hub.lock:
-                    if self.waiters == 0 and idle:
+                    if self.waiters == 0 and self.holders == 0 and idle:
                         del hub.watches[self.key]
                         return
-                    idle = self.waiters == 0
+                    idle = self.waiters == 0 and self.holders == 0
                 block = min(hub.linger_ms, hub.block_ms) if idle else hub.block_ms
                 if hub.pool is None:
                     found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=block)
@@ -209,6 +222,22 @@ class _Watch:
         while len(self.window) > WINDOW_EVENTS:
             self.base = self.window.popleft().seq
 
+    def fill(self, events: list[SharedEvent]) -> None:
+        """Put back in front of the window the events just before it (read from the store by
+        a stream behind it, after a gap), so that the other streams behind it take them from
+        here; the events that do not end just before the window, or are not contiguous, are
+        ignored."""
+        with self.guard:
+            before = [e for e in events if e.seq <= self.base]
+            if not before or before[-1].seq != self.base or self.error is not None:
+                return
+            if any(b.seq != a.seq + 1 for a, b in itertools.pairwise(before)):
+                return
+            self.window.extendleft(reversed(before))
+            self.base = before[0].seq - 1
+            while len(self.window) > WINDOW_EVENTS:
+                self.base = self.window.popleft().seq
+
     def recent(self, after: int) -> list[SharedEvent] | None:
         """Every event read numbered above ``after`` (``[]``: none yet); ``None`` if the
         window does not reach back to ``after``."""
@@ -267,6 +296,20 @@ class EventHub:
             with self.lock:
                 watch.waiters -= 1
 
+    def hold(self, key: str, seconds: float) -> None:
+        """Pause ``seconds`` while the events of ``key`` gather, keeping its reader (if there is
+        one) reading and keeping them meanwhile, as a waiter would, without being woken by them."""
+        with self.lock:
+            watch = self.watches.get(key)
+            if watch is not None:
+                watch.holders += 1
+        try:
+            time.sleep(max(0.0, seconds))
+        finally:
+            if watch is not None:
+                with self.lock:
+                    watch.holders -= 1
+
     def recent(self, key: str, after: int) -> list[SharedEvent] | None:
         """The events of stream ``key`` numbered above ``after`` that its reader read and
         keeps (``[]``: none since; the reader's next are worth a :meth:`wait`), shared and
@@ -275,6 +318,24 @@ class EventHub:
         with self.lock:
             watch = self.watches.get(key)
         return None if watch is None else watch.recent(after)
+
+    def start(self, key: str) -> int | None:
+        """The number of the event just before the window of ``key``'s reader (``None``: no
+        reader): a stream further behind reads from the store (and may :meth:`fill` it)."""
+        with self.lock:
+            watch = self.watches.get(key)
+        if watch is None:
+            return None
+        with watch.guard:
+            return watch.base
+
+    def fill(self, key: str, events: list[SharedEvent]) -> None:
+        """Give ``key``'s reader (if any) the events just before its window (see
+        :meth:`_Watch.fill`)."""
+        with self.lock:
+            watch = self.watches.get(key)
+        if watch is not None:
+            watch.fill(events)
 
     def interrupt(self, key: str) -> None:
         """Wake the waiters of ``key`` to look at their ``gone`` (see :meth:`wait`)."""

@@ -25,7 +25,7 @@ from .. import schemas as s
 from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
-from ..hub import SharedEvent
+from ..hub import WINDOW_EVENTS, SharedEvent
 from ..problems import CONTENT_TYPE, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
@@ -425,7 +425,8 @@ class EventStream(MethodView):
         try:
             hangup = HangUp(request.environ, lambda: games.repo.hub.interrupt(games.repo.events_key(game_id)))
             held.callback(hangup.close)
-            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, heartbeat, slot, hangup)
+            pace = settings.spectator_pace_seconds if viewer.seat is None else 0.0
+            events = _sse(games, game_id, viewer, int(raw), settings.sse_max_seconds, heartbeat, pace, slot, hangup)
             response = Response(
                 stream_with_context(events),
                 mimetype="text/event-stream",
@@ -535,12 +536,18 @@ def _sse(
     after: int,
     max_seconds: float,
     heartbeat: float,
+    pace: float,
     slot: model.WaitSlot,
     hangup: HangUp,
 ) -> Iterator[str | bytes]:
     """The stream's text: events as they come, a keep-alive at each ``heartbeat``, which also
     renews the stream's lease (``slot``); it ends after ``max_seconds``, when the lease is
     gone (the client reconnects and is admitted again), or when the client hangs up.
+
+    With a ``pace`` (seconds, above 0), the stream writes at most once in each interval of
+    that length on a grid of its own (a random phase, so that the streams of a game write at
+    different moments): events that come sooner than its next interval gather and go in one
+    write then, in order; the first after a quiet interval goes at once.
 
     Events this process's reader of the game has just read (:meth:`EventHub.recent`) are
     taken from it, each encoded once for every stream that sees it the same way
@@ -551,6 +558,8 @@ def _sse(
     # The first heartbeat comes a little early, by chance: streams opened together (a
     # reconnect storm) would otherwise renew and look at their games together ever after.
     renew_at = time.monotonic() + heartbeat * random.uniform(0.5, 1.0)
+    phase = random.uniform(0.0, pace)
+    next_write = 0.0  # (paced) the start of the next interval, before which nothing is written
     yield "retry: 2000\n\n"
     while time.monotonic() < end:
         if hangup.gone:
@@ -562,9 +571,25 @@ def _sse(
         wait = max(0.05, min(heartbeat, end - time.monotonic(), renew_at - time.monotonic()))
         shared = hub.recent(key, after)
         if shared:
+            if pace > 0 and next_write < end and (early := next_write - time.monotonic()) > 0:
+                hub.hold(key, early)  # (then every event come meanwhile goes in one write)
+                continue
             after, last = shared[-1].seq, shared[-1].event["type"]
             yield b"".join([_frame(e, viewer.seat) for e in shared])
+            if pace > 0:
+                next_write = _next_interval(time.monotonic(), phase, pace)
             continue
+        start = hub.start(key) if shared is None and last != LAST_EVENT else None
+        if start is not None and after < start <= after + WINDOW_EVENTS // 2:
+            # Just behind the reader's window (after a gap: a round's last events archived
+            # before the reader read them; or a stream opened after the reader started): read
+            # what is missing, and more, half a window back from the window, and give it to the
+            # reader for every stream behind it, rather than each reading the archive itself.
+            since = max(0, start - WINDOW_EVENTS // 2)
+            missing = games.repo.events_after(game_id, since, count=start - since)
+            hub.fill(key, [SharedEvent.of(e) for e in missing])
+            if hub.recent(key, after) is not None:
+                continue
         if shared is not None and last != LAST_EVENT:
             # Nothing new that the reader has read: wait for its next, without a read of our own.
             if hub.wait(key, after, wait, gone=hangup):
@@ -586,9 +611,17 @@ def _sse(
             else:
                 yield ": keep-alive\n\n"
                 continue
-        for event in found:
-            after, last = event["seq"], event["type"]
-            yield _event_text(event)
+        if pace > 0 and next_write < end and (early := next_write - time.monotonic()) > 0:
+            hub.hold(key, early)
+        after, last = found[-1]["seq"], found[-1]["type"]
+        yield "".join([_event_text(event) for event in found])
+        if pace > 0:
+            next_write = _next_interval(time.monotonic(), phase, pace)
+
+
+def _next_interval(now: float, phase: float, pace: float) -> float:
+    """The start of the next interval after ``now`` on the grid ``phase + k * pace``."""
+    return now + pace - (now - phase) % pace
 
 
 #: The type of a game's last event: after it, a stream looks at the game (over: it ends).
