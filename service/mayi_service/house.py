@@ -104,7 +104,7 @@ class HouseBots:
         ``now`` when a house seat must decide, else dropped. Unchanged for a game without
         house seats, and when the commit cannot write it (``wake`` ``None``: a cluster, an old
         meta): :meth:`after_commit` then does."""
-        if wake is None or not self._ours(record):
+        if wake is None or not self.games.repo.single or not self._ours(record):
             return wake
         due = now + LEASE_SECONDS if self._must_decide(record, state, now) else 0.0
         return replace(wake, house=due)
