@@ -120,6 +120,11 @@ def queued_house_jobs(client: redis.Redis, queue: str, game_id: str) -> list[str
     return [j.decode() for j in client.lrange(f"rq:queue:{queue}", 0, -1) if j.decode().startswith(f"house-{game_id}")]
 
 
+def blocked_in_a_pop(client: redis.Redis) -> bool:
+    """A client (the worker) blocks in Redis waiting for a job."""
+    return any(c.get("cmd") in ("blpop", "blmove", "brpoplpush") for c in client.client_list())
+
+
 def test_house_decisions_whose_jobs_were_lost_with_redis_or_queued_late_are_played_once(tmp_path: Path) -> None:
     queue = f"q{uuid.uuid4().hex[:10]}"
     with redis_process(tmp_path / "redis") as server:
@@ -165,9 +170,9 @@ def test_a_house_decision_taken_by_a_worker_that_died_is_played_once_within_seco
             game_id, token = house_table(url)
             with game_worker(tmp_path, env, "doomed") as doomed:
                 client = server.client()
-                # The worker waits for jobs: stopped, it takes the next job from the queue and never plays it.
-                assert wait_until(lambda: bool(client.smembers(f"rq:workers:{queue}")), RECOVER_SECONDS)
-                time.sleep(1.0)
+                # The worker waits for jobs, blocked in Redis: stopped, it takes the next job
+                # from the queue and never plays it.
+                assert wait_until(lambda: blocked_in_a_pop(client), RECOVER_SECONDS), "the worker waits for jobs"
                 doomed.send_signal(signal.SIGSTOP)
                 after = play_until_the_house_decides(url, game_id, token)
                 assert wait_until(lambda: not queued_house_jobs(client, queue, game_id), RECOVER_SECONDS), (
