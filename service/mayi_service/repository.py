@@ -118,10 +118,6 @@ if clock_want ~= '' then
     scheduled = tonumber(clock_want)
   end
 end
--- The wake of the bots the commit gives a decision (a single Redis; then on: per bot its
--- wake number, wake stream and account hash): an entry naming the game in each bot's stream,
--- numbered by its wake number; with ARGV[10], each bot's webhook_url is returned. (pcall: a
--- wake that fails never fails the commit written above.)
 -- The house due-set (KEYS[6] when ARGV[11] is not ''): the game is due there at ARGV[11]
 -- (a house seat must decide), or leaves it ('drop').
 local first_wake = 6
@@ -129,6 +125,11 @@ if house ~= '' then
   first_wake = 7
   if house == 'drop' then redis.call('ZREM', KEYS[6], game_id) else redis.call('ZADD', KEYS[6], house, game_id) end
 end
+-- The wake of the bots the commit gives a decision (a single Redis; the keys from
+-- first_wake on: per bot its wake number, wake stream and account hash): an entry naming
+-- the game in each bot's stream,
+-- numbered by its wake number; with ARGV[10], each bot's webhook_url is returned. (pcall: a
+-- wake that fails never fails the commit written above.)
 local urls = {}
 for k = first_wake, #KEYS, 3 do
   local n = redis.pcall('INCR', KEYS[k])
