@@ -20,7 +20,8 @@ Three mechanisms, from fastest to safest:
    (:meth:`Clock.tick`; the timers of several workers share them, one claim per deadline).
    The RQ job that follows finds nothing due and moves the clock on.
 4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
-   few seconds (its job lost with a crashed worker) is taken over and run.
+   few seconds (its job lost with a crashed worker) is taken over and run. It also queues
+   again the house-bot decisions whose job was lost (:mod:`mayi_service.house`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from mayi_engine.state import State
 
 from .config import Settings
 from .games import Games
-from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository
+from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository, Wake
 from .store import UNREACHABLE, Outage, connect, is_cluster, jobs_url, redis_url
 
 log = logging.getLogger(__name__)
@@ -175,11 +176,19 @@ class Clock:
         return max(0.001, wait - (self.now() - now))
 
     def sweep(self, games: Games) -> int:
-        """Take over every game whose clock is overdue; return how many. Now and then,
-        also drop expired games from the indexes (retention)."""
+        """Take over every game whose clock is overdue; return how many. Queue again the
+        house-bot decisions whose job was lost (:meth:`~mayi_service.house.HouseBots.redrive`).
+        Now and then, also drop expired games from the indexes (retention)."""
         if self.now() >= self._prune_at:
             self._prune_at = self.now() + PRUNE_SECONDS
             self.repo.prune_indexes(self.now(), VARIANTS)
+        if games.house is not None:
+            try:
+                games.house.redrive()
+            except UNREACHABLE:
+                raise
+            except Exception:  # the clocks below come first
+                log.exception("house bots' due-set")
         due = self.repo.due_games(self.now() - CLOCK_GRACE_SECONDS)
         for game_id in due:
             try:
@@ -223,7 +232,11 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
     )
     house = games.house = HouseBots(games, queue, settings.house_bot_seconds)
     games.load_with_seat = bots.load_with_seat
-    games.plan_wake = bots.plan_wake
+
+    def plan_wake(record: GameRecord, state: State | None, before: State | None, now: float) -> Wake | None:
+        return house.plan(record, state, now, bots.plan_wake(record, state, before, now))
+
+    games.plan_wake = plan_wake
     from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
 
     bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
@@ -231,7 +244,7 @@ def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None
 
     def after_commit(record: GameRecord, state: State | None, woken: dict[str, str | None] | None) -> None:
         bots.after_commit(record, state, woken)
-        house.after_commit(record, state)
+        house.after_commit(record, state, in_commit=woken is not None)
 
     games.after_commit = after_commit
     return games, clock

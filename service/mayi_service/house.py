@@ -8,9 +8,15 @@ that must decide (a pending claimant before the player whose turn it is, as at a
 answer through the same engine call as an action, and commits with a version check. That
 commit queues the next job, so house seats play one decision per job until a person must act.
 
-Nothing is lost when a job is: a job for an old version does nothing (a newer commit queued
-its own), a lost race is left to the job of the commit that won, and a job that never runs
-(a crashed worker) leaves the decision to the turn clock, whose commit queues a job again.
+Nothing is lost when a job is (docs/decisions/0003-house-bots-redriven.md): the commit that
+gives a house seat its decision also makes the game due, :data:`LEASE_SECONDS` later, in the
+house due-set (:meth:`~mayi_service.repository.GameRepository.house_due_key`; in the commit
+script itself on a single Redis, right before the job is queued on a cluster), and the
+commit that gives none drops it. The sweeper of every game worker (:meth:`HouseBots.redrive`)
+queues a job again for each game overdue there (the job was lost with Redis, or its worker
+died), and makes it due again a lease later. A job for an old version does nothing (a newer
+commit queued its own), a lost race is left to the job of the commit that won, and every
+commit checks the version, so a job queued twice never plays twice.
 The bots see only their seat's view, as any bot does: the worker builds the view the API
 would answer and hands it to the bot as a :class:`mayi_sdk.GameView`.
 """
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, MayIError, legal_moves, move_from_json, pending_claimants
@@ -27,7 +34,7 @@ from mayi_engine.state import State
 from . import codec
 from .games import Games, Viewer
 from .problems import ServiceError
-from .repository import GameRecord
+from .repository import GameRecord, Wake
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -40,11 +47,19 @@ log = logging.getLogger(__name__)
 STOCK = {"type": "draw", "source": "stock"}
 #: Bots kept per worker process (a bot may remember what it saw in its game).
 KEEP_BOTS = 256
+#: How long after the commit that gives a house seat its decision the decision is overdue
+#: (its job lost), in seconds: the sweeper then queues a job again.
+LEASE_SECONDS = 5.0
 
 
 def job_id(game_id: str, version: int) -> str:
     """One house job per game version: a second enqueue of the same version replaces the first."""
     return f"house-{game_id}-{version}"
+
+
+def _redrive_id(game_id: str, lease: float) -> str:
+    """The job the sweeper queues again for ``game_id``: one per lease."""
+    return f"house-{game_id}-again-{int(lease * 1000)}"
 
 
 class HouseBots:
@@ -71,22 +86,45 @@ class HouseBots:
                 "so no house bot could play; take the seat with a name instead",
             )
 
-    # -- the commit hook -------------------------------------------------------
-    def after_commit(self, record: GameRecord, state: State | None = None) -> None:
-        """Queue a house job for ``record`` when it is a playing game where a house seat must
-        decide now (``state``: the record's engine state, if the caller has it). A commit
-        after which only people (or outside bots) may act queues nothing: the commit that
-        gives a house seat its next decision (a person's move, the clock's) queues the job."""
-        if not record.meta.house_bots or record.status != GameStatus.PLAYING or self.queue is None:
-            return
-        if record.meta.ladder:  # a ladder match: its match job plays the house seats (mayi_service.ladder)
-            return
-        if record.state is None:
-            return
+    # -- the commit hooks ------------------------------------------------------
+    def _ours(self, record: GameRecord) -> bool:
+        """A table whose house seats this player plays (a ladder match's are its match job's,
+        :mod:`mayi_service.ladder`)."""
+        return bool(record.meta.house_bots) and self.queue is not None and not record.meta.ladder
+
+    def _must_decide(self, record: GameRecord, state: State | None, now: float) -> bool:
+        if record.status != GameStatus.PLAYING or record.state is None:
+            return False
         if state is None:
             state = codec.load_state(record.state)
-        if self._deciding(record, state, self.games.clock()) is None:
+        return self._deciding(record, state, now) is not None
+
+    def plan(self, record: GameRecord, state: State | None, now: float, wake: Wake | None) -> Wake | None:
+        """The commit's ``wake`` (:meth:`mayi_service.bots.Bots.plan_wake`'s), with the game's
+        house due-set entry for the commit making ``record`` to write itself: due a lease from
+        ``now`` when a house seat must decide, else dropped. Unchanged for a game without
+        house seats, and when the commit cannot write it (``wake`` ``None``: a cluster, an old
+        meta): :meth:`after_commit` then does."""
+        if wake is None or not self.games.repo.single or not self._ours(record):
+            return wake
+        due = now + LEASE_SECONDS if self._must_decide(record, state, now) else 0.0
+        return replace(wake, house=due)
+
+    def after_commit(self, record: GameRecord, state: State | None = None, in_commit: bool = False) -> None:
+        """Queue a house job for ``record`` when it is a playing game where a house seat must
+        decide now (``state``: the record's engine state, if the caller has it), first making
+        the game due in the house due-set unless the commit did (``in_commit``, see
+        :meth:`plan`). A commit after which only people (or outside bots) may act queues
+        nothing: the commit that gives a house seat its next decision (a person's move, the
+        clock's) queues the job."""
+        if not self._ours(record):
             return
+        now = self.games.clock()
+        if not self._must_decide(record, state, now):
+            return
+        assert self.queue is not None
+        if not (in_commit and self.games.repo.single):
+            self.games.repo.set_house_due(record.id, now + LEASE_SECONDS)
         self.queue.enqueue(
             run_house_job,
             record.id,
@@ -96,29 +134,59 @@ class HouseBots:
             failure_ttl=3600,
         )
 
+    def redrive(self) -> int:
+        """Queue a job again for every game overdue in the house due-set (its job was lost),
+        making each due again a lease later; return how many (the sweeper's part)."""
+        if self.queue is None:
+            return 0
+        now = self.games.clock()
+        lease = now + LEASE_SECONDS
+        overdue = self.games.repo.take_house_due(now, lease)
+        for game_id in overdue:
+            self.queue.enqueue(
+                run_house_job,
+                game_id,
+                None,
+                job_id=_redrive_id(game_id, lease),
+                result_ttl=0,
+                failure_ttl=3600,
+            )
+        if overdue:
+            log.warning("house bots: queued the decisions of %d games again (their jobs were lost)", len(overdue))
+        return len(overdue)
+
     # -- the job ---------------------------------------------------------------
-    def play(self, game_id: str, version: int) -> bool:
-        """Play one decision of a house seat of ``game_id`` at ``version``. True if one was played."""
-        try:
-            record = self.games.load(game_id)
-        except Exception:  # gone: nothing to play
+    def play(self, game_id: str, version: int | None) -> bool:
+        """Play one decision of a house seat of ``game_id`` at ``version`` (``None``: the
+        version it is at, a job the sweeper queued again). True if one was played. A decision
+        that is not played at the game's version (none is due, the bot waits or fails) leaves
+        the house due-set, unless a commit meanwhile made it due again."""
+        record = self.games.repo.load(game_id)
+        if record is None:  # gone: nothing to play
+            self.games.repo.drop_house_due(game_id, None)
             return False
-        if record.version != version or record.status != GameStatus.PLAYING or record.state is None:
+        if version is not None and record.version != version:
             return False  # a newer commit queued its own job
+        if record.status != GameStatus.PLAYING or record.state is None:
+            self.games.repo.drop_house_due(game_id, record.version)
+            return False
         state = codec.load_state(record.state)
         now = self.games.clock()
         seat = self._deciding(record, state, now)
         if seat is None:
+            self.games.repo.drop_house_due(game_id, record.version)
             return False
         view = self.games.view(record, Viewer(seat), now, state)
         bot = self._bot(record, seat)
         try:
             answer = house_answer(bot, view, state, seat)
             if answer is None:  # it waits: the next commit (an answer, the window's clock) asks again
+                self.games.repo.drop_house_due(game_id, record.version)
                 return False
             move = move_from_json(answer)
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
             log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
+            self.games.repo.drop_house_due(game_id, record.version)
             return False
         return self.games.play_for_seat(record, seat, move) is not None
 
@@ -170,15 +238,16 @@ def house_answer(bot: Bot, view: dict[str, Any], state: State, seat: int) -> dic
     return None if offered and answer == STOCK else answer
 
 
-def run_house_job(game_id: str, version: int) -> None:
-    """RQ job: one decision of a house seat of ``game_id`` (see :class:`HouseBots`)."""
+def run_house_job(game_id: str, version: int | None) -> None:
+    """RQ job: one decision of a house seat of ``game_id`` at ``version`` (``None``: its
+    current one; see :class:`HouseBots`)."""
     from .clock import _worker_parts
 
     games, _ = _worker_parts()
     try:
         games.house.play(game_id, version)
     except MayIError:  # the game moved on under the bot: the next commit's job plays
-        log.info("house job for game %s at version %d: the game moved on", game_id, version)
+        log.info("house job for game %s at version %s: the game moved on", game_id, version)
 
 
-__all__ = ["HouseBots", "house_answer", "job_id", "run_house_job"]
+__all__ = ["LEASE_SECONDS", "HouseBots", "house_answer", "job_id", "run_house_job"]

@@ -19,7 +19,8 @@ them in one slot and the commit script may touch them together:
     the first response to an Idempotency-Key, with the digest of its body.
 
 Cross-game indexes: ``games:<status>`` and ``games:<status>:<variant>`` (game ids
-sorted by creation time) and ``deadlines`` (game ids by their clock time). On a single
+sorted by creation time), ``deadlines`` (game ids by their clock time) and ``house`` (games
+where a house seat must decide, by when that decision is overdue). On a single
 Redis they share the tag ``{index}``. On a Redis Cluster each is split into
 :data:`INDEX_SHARDS` shards, tagged ``{index:<n>}`` (a game's entries go to shard
 ``crc32(id) % shards``), so that the writes of every game do not all land on one slot
@@ -74,7 +75,8 @@ if v ~= ARGV[1] then return {-1} end
 local idem_value, idem_ttl = ARGV[2], ARGV[3]
 local clock_want, now, grace, expire = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 local wake_game, wake_keep, want_urls = ARGV[8], ARGV[9], ARGV[10]
-local i = 11
+local house, game_id = ARGV[11], ARGV[12]
+local i = 13
 if idem_value ~= '' and redis.call('EXISTS', idem) == 1 then return {-2} end
 local nv = tonumber(v) + 1
 local n = tonumber(ARGV[i]); i = i + 1
@@ -116,12 +118,20 @@ if clock_want ~= '' then
     scheduled = tonumber(clock_want)
   end
 end
--- The wake of the bots the commit gives a decision (a single Redis; KEYS[6] on: per bot its
--- wake number, wake stream and account hash): an entry naming the game in each bot's stream,
+-- The house due-set (KEYS[6] when ARGV[11] is not ''): the game is due there at ARGV[11]
+-- (a house seat must decide), or leaves it ('drop').
+local first_wake = 6
+if house ~= '' then
+  first_wake = 7
+  if house == 'drop' then redis.call('ZREM', KEYS[6], game_id) else redis.call('ZADD', KEYS[6], house, game_id) end
+end
+-- The wake of the bots the commit gives a decision (a single Redis; the keys from
+-- first_wake on: per bot its wake number, wake stream and account hash): an entry naming
+-- the game in each bot's stream,
 -- numbered by its wake number; with ARGV[10], each bot's webhook_url is returned. (pcall: a
 -- wake that fails never fails the commit written above.)
 local urls = {}
-for k = 6, #KEYS, 3 do
+for k = first_wake, #KEYS, 3 do
   local n = redis.pcall('INCR', KEYS[k])
   if type(n) == 'number' then
     redis.pcall('XADD', KEYS[k + 1], 'MAXLEN', '~', wake_keep, n .. '-0', 'g', wake_game)
@@ -152,6 +162,20 @@ end
 local want = math.max(math.ceil(tonumber(deadline)), tonumber(ARGV[2]))
 redis.call('HSET', game, 'clock_at', string.format('%d', want))
 return string.format('%d', want)
+"""
+
+TAKE_DUE_SCRIPT = """
+-- The members of the due-set KEYS[1] due by ARGV[1] (at most ARGV[3]), each made due again at ARGV[2].
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(due) do redis.call('ZADD', KEYS[1], ARGV[2], member) end
+return due
+"""
+
+DROP_DUE_SCRIPT = """
+-- Remove ARGV[1] from the due-set KEYS[1] if its score is still ARGV[2]: 1 if removed.
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not score or tonumber(score) ~= tonumber(ARGV[2]) then return 0 end
+return redis.call('ZREM', KEYS[1], ARGV[1])
 """
 
 LOAD_SCRIPT = """
@@ -388,6 +412,10 @@ class Wake:
     keys: tuple[str, ...] = ()
     keep: int = 100
     urls: bool = False
+    #: The game's entry in the house due-set (:meth:`GameRepository.house_due_key`), written by
+    #: the commit: due at this time (s) when a house seat must decide, 0 to drop it; ``None``:
+    #: untouched (:class:`mayi_service.house.HouseBots` plans it).
+    house: float | None = None
 
 
 class Committed(NamedTuple):
@@ -449,6 +477,8 @@ class GameRepository:
         self._load = client.register_script(LOAD_SCRIPT)
         self._take_lease = client.register_script(TAKE_LEASE_SCRIPT)
         self._renew_lease = client.register_script(RENEW_LEASE_SCRIPT)
+        self._take_due = client.register_script(TAKE_DUE_SCRIPT)
+        self._drop_due = client.register_script(DROP_DUE_SCRIPT)
         #: Runs the scripts of the request path (lean calls on a single Redis).
         self.run = Scripts(client)
         #: Waits for new events, one blocking read per game shared by its waiters.
@@ -589,7 +619,7 @@ class GameRepository:
         idempotency record exists already) or :class:`GameGone`; nothing is written then,
         and no bot is woken.
         """
-        wake = change.wake if change.wake is not None and change.wake.bots else None
+        wake = change.wake if change.wake is not None and (change.wake.bots or change.wake.house is not None) else None
         if wake is not None and not self.single:
             raise ValueError("a commit wakes bots itself only on a single Redis: wake them after it")
         args: list[Any] = [str(expected_version)]
@@ -603,6 +633,10 @@ class GameRepository:
             args += ["", "0", ""]
         else:
             args += [wake.game_id, str(wake.keep), "1" if wake.urls else ""]
+        if wake is None or wake.house is None:
+            args += ["", ""]
+        else:
+            args += ["drop" if not wake.house else repr(wake.house), game_id]
         args.append(len(change.fields))
         for k, v in change.fields.items():
             args += [k, v]
@@ -616,6 +650,8 @@ class GameRepository:
         keys = [self.game_key(game_id), self.events_key(game_id), self.tokens_key(game_id), idem]
         keys.append(self.archive_key(game_id))
         if wake is not None:
+            if wake.house is not None:
+                keys.append(self.house_due_key(game_id))
             keys += wake.keys
         result = self.run(self._commit, keys, args)
         version = int(result[0])
@@ -667,6 +703,38 @@ class GameRepository:
             self.r.zrem(key, game_id)
         else:
             self.r.zadd(key, {game_id: at})
+
+    # -- the house due-set (mayi_service.house) ------------------------------
+    def house_due_key(self, game_id: str) -> str:
+        """The house due-set holding ``game_id``: games where a house seat must decide, by the
+        time (s) its decision is overdue (an index, sharded as ``deadlines`` is)."""
+        return self.index_key("house", self.shard(game_id))
+
+    def set_house_due(self, game_id: str, at: float) -> None:
+        """Make ``game_id`` due in the house due-set at ``at`` (a commit that could not write it)."""
+        self.r.zadd(self.house_due_key(game_id), {game_id: at})
+
+    def take_house_due(self, now: float, lease: float, limit: int = 500) -> list[str]:
+        """The games of the house due-set overdue at ``now`` (at most ``limit`` a shard), each
+        made due again at ``lease``: several workers' sweepers share them, each taken by one."""
+        taken: list[str] = []
+        for key in self.index_keys("house"):
+            taken += [g.decode() for g in self._take_due(keys=[key], args=[now, lease, limit])]
+        return taken
+
+    def drop_house_due(self, game_id: str, version: int | None) -> bool:
+        """Drop ``game_id`` from the house due-set if it is still at ``version`` (``None``: the
+        game is gone) and no commit
+        made it due again meanwhile: the entry's score is read before the version, and it is
+        dropped only while unchanged). True if dropped."""
+        key = self.house_due_key(game_id)
+        score = self.r.zscore(key, game_id)
+        if score is None:
+            return False
+        stored = self.r.hget(self.game_key(game_id), "version")
+        if stored is not None and (version is None or int(stored) != version):
+            return False
+        return bool(self._drop_due(keys=[key], args=[game_id, repr(score)]))
 
     def list_ids(self, statuses: Iterable[str], variant: str | None, offset: int, limit: int) -> tuple[list[str], int]:
         """Game ids with one of ``statuses`` (and of ``variant``), newest first: one page and the total."""
