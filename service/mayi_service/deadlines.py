@@ -328,6 +328,8 @@ class BoundedConnections:
         ``Transfer-Encoding`` gunicorn refuses as malformed (``gzip``, ``identity``: no
         ``chunked`` at the end) is a 501 when it names a coding other than ``chunked``."""
         read = req if req is not None else getattr(exc, "req", None)
+        if not hasattr(read, "headers"):
+            read = None  # (InvalidRequestLine keeps the line it could not read as its ``req``)
         if isinstance(exc, InvalidHeader) and exc.hdr == "TRANSFER-ENCODING" and read is not None:
             codings = other_codings(read.headers)
             if codings:
