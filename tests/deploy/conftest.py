@@ -85,6 +85,11 @@ def _locked(name: str) -> Iterator[None]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: an engine this process started and that has exited stays a
+    zombie (its child, not waited for) until it is reaped here."""
+    with contextlib.suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
