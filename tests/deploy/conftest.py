@@ -169,7 +169,8 @@ def _stop_engine(env: dict[str, str]) -> None:
 def _kill_leftovers() -> None:
     """SIGKILL what a killed engine leaves running: the processes of its containers (found
     by their cgroups: this engine's container ids only) and its containerd and shims (their
-    command lines name this engine's run folder). Another engine's are never touched."""
+    command lines name this engine's run folder); unmount its mounts under its data root.
+    Another engine's are never touched."""
     pids: set[int] = set()
     containers = CACHE / "docker" / "containers"
     for cid in os.listdir(containers) if containers.is_dir() else []:
@@ -183,6 +184,12 @@ def _kill_leftovers() -> None:
     for pid in pids - {os.getpid()}:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
+    # Its mounts (the data root bound on itself, the containers' layers), deepest first:
+    # else the cache folder cannot be deleted.
+    data = str(CACHE / "docker")
+    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+    for mount in sorted((m for m in mounts if m == data or m.startswith(data + "/")), reverse=True):
+        subprocess.run(["umount", "--lazy", mount], capture_output=True, timeout=30, check=False)
 
 
 @pytest.fixture(scope="session")
