@@ -5,8 +5,9 @@
 #
 #   deploy/ci-images/build.sh CACHE_DIR      (as root; DOCKER_HOST names the engine)
 #
-# One Debian root filesystem (debootstrap) holds Python, Redis and nginx; it is kept as a
-# tarball in CACHE_DIR, and each stand-in is a few lines on top of it (*.Dockerfile here).
+# One Debian root filesystem (debootstrap) holds Python, Redis, nginx and wget (for the
+# proxy's healthcheck, as the official nginx image has); it is kept as a tarball in
+# CACHE_DIR, and each stand-in is a few lines on top of it (*.Dockerfile here).
 # The images carry the recipe's hash as a label: nothing is rebuilt while it matches.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -30,7 +31,7 @@ if [ ! -s "$tarball" ]; then
     rm -f "$cache"/rootfs-*.tar
     rootfs=$(mktemp -d "$cache/rootfs.XXXXXX")
     trap 'rm -rf "$rootfs"' EXIT
-    debootstrap --variant=minbase --include=python3,python3-pip,redis-server,nginx-light \
+    debootstrap --variant=minbase --include=python3,python3-pip,redis-server,nginx-light,wget \
         bookworm "$rootfs" "$mirror" >"$cache/debootstrap.log" 2>&1 \
         || { tail -20 "$cache/debootstrap.log"; exit 1; }
     # As in the official python image: `python` and `pip` install into the system.

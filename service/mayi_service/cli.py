@@ -327,8 +327,14 @@ def _job_kinds(ctx: click.Context, param: click.Parameter, value: str) -> list[s
     callback=_job_kinds,
     help="The kinds of job to run, comma-separated: games (clocks, house bots), webhooks, ladder.",
 )
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Start nothing: exit 0 if this machine's worker of these --jobs is registered in Redis "
+    "(its heartbeats keep it there), else 1. For a container's healthcheck.",
+)
 @data_dir_option
-def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
+def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None:
     """Run an RQ job worker: games in REDIS_URL, jobs in MAYI_JOBS_REDIS_URL (default: the
     same Redis, unless REDIS_URL is a cluster). Without REDIS_URL, on the embedded Redis in
     ./var (--data-dir, MAYI_DATA_DIR).
@@ -358,6 +364,9 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
     if on_fork is not None:
         os.register_at_fork(after_in_child=on_fork)
     settings = Settings.from_env()
+    if check:
+        _check_worker(settings, kinds)
+        return
     _require_redis(settings, wait_as="mayi worker")
     try:
         games, clock = _worker_parts()
@@ -384,6 +393,33 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str]) -> None:
         run_worker(clock.jobs, queue_names(settings, kinds), burst=burst, scheduler=scheduler)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()
+
+
+def _check_worker(settings: Settings, kinds: list[str]) -> None:
+    """Fail (exit 1, one line) unless an RQ worker of this host, on the queues of ``kinds``,
+    is registered in the jobs' Redis by a live ``mayi worker`` process of this machine: RQ
+    keeps a worker's key only while it heartbeats (its TTL), so a hung or dead one drops out."""
+    import socket
+
+    from rq import Worker
+
+    from .clock import _worker_parts, queue_names
+
+    _require_redis(settings)
+    _, clock = _worker_parts()
+    host, wanted = socket.gethostname(), sorted(queue_names(settings, kinds))
+
+    def here(pid: int | None) -> bool:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                return b"worker" in cmdline.read()
+        except OSError:
+            return False
+
+    if not any(
+        w.hostname == host and sorted(w.queue_names()) == wanted and here(w.pid) for w in Worker.all(clock.jobs)
+    ):
+        raise click.ClickException(f"no RQ worker of --jobs {','.join(kinds)} on {host} is registered in Redis")
 
 
 @main.group()

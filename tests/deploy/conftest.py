@@ -85,6 +85,11 @@ def _locked(name: str) -> Iterator[None]:
 
 
 def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: an engine this process started and that has exited stays a
+    zombie (its child, not waited for) until it is reaped here."""
+    with contextlib.suppress(ChildProcessError):
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -137,15 +142,20 @@ def _start_engine(env: dict[str, str]) -> None:
             return
         time.sleep(0.5)
     tail = (CACHE / "dockerd.log").read_text(errors="replace")[-2000:]
-    _stop_engine()
+    _stop_engine(env)
     _unavailable(f"dockerd did not answer within {START_CAP:.0f} s:\n{tail}")
 
 
-def _stop_engine() -> None:
+def _stop_engine(env: dict[str, str]) -> None:
+    """Remove every container of this engine (a test cut short may leave some), stop the
+    engine (it stops its containerd), then kill whatever of it is still left."""
+    with contextlib.suppress(subprocess.SubprocessError, OSError):
+        if _answers(env):
+            ids = subprocess.run(["docker", "ps", "-aq"], env=env, capture_output=True, text=True, timeout=60).stdout
+            if ids.split():
+                subprocess.run(["docker", "rm", "-f", *ids.split()], env=env, capture_output=True, timeout=120)
     pidfile = RUN / "dockerd.pid"
-    if not pidfile.exists():
-        return
-    pid = int(pidfile.read_text().strip() or 0)
+    pid = int(pidfile.read_text().strip() or 0) if pidfile.exists() else 0
     if pid and _alive(pid):
         os.kill(pid, signal.SIGTERM)
         end = time.monotonic() + 60
@@ -153,6 +163,33 @@ def _stop_engine() -> None:
             time.sleep(0.2)
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+    _kill_leftovers()
+
+
+def _kill_leftovers() -> None:
+    """SIGKILL what a killed engine leaves running: the processes of its containers (found
+    by their cgroups: this engine's container ids only) and its containerd and shims (their
+    command lines name this engine's run folder); unmount its mounts under its data root.
+    Another engine's are never touched."""
+    pids: set[int] = set()
+    containers = CACHE / "docker" / "containers"
+    for cid in os.listdir(containers) if containers.is_dir() else []:
+        for group in (f"pids/docker/{cid}", f"system.slice/docker-{cid}.scope", f"docker/{cid}"):
+            with contextlib.suppress(OSError, ValueError):
+                pids |= {int(p) for p in Path("/sys/fs/cgroup", group, "cgroup.procs").read_text().split()}
+    for entry in os.listdir("/proc"):
+        with contextlib.suppress(OSError):
+            if entry.isdigit() and str(RUN).encode() in Path("/proc", entry, "cmdline").read_bytes():
+                pids.add(int(entry))
+    for pid in pids - {os.getpid()}:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    # Its mounts (the data root bound on itself, the containers' layers), deepest first:
+    # else the cache folder cannot be deleted.
+    data = str(CACHE / "docker")
+    mounts = [line.split()[1] for line in Path("/proc/mounts").read_text().splitlines()]
+    for mount in sorted((m for m in mounts if m == data or m.startswith(data + "/")), reverse=True):
+        subprocess.run(["umount", "--lazy", mount], capture_output=True, timeout=30, check=False)
 
 
 @pytest.fixture(scope="session")
@@ -176,7 +213,7 @@ def docker_engine() -> Iterator[Docker]:
             users = [pid for pid in _users() if pid != os.getpid()]
             _set_users(users)
             if not users:
-                _stop_engine()
+                _stop_engine(env)
 
 
 def _marker_environment(docker: Docker) -> dict[str, str]:

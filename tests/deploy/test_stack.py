@@ -4,14 +4,16 @@ The stack is the compose file's own, derived for CI (:func:`ci_compose`): every
 container on the host's network (the engine has no bridge; the test machines allow
 traffic on loopback only), so each listener gets its own loopback port, and the one
 ``api`` service runs twice (``api`` and ``api-2``) behind nginx, whose configuration is
-``deploy/nginx.conf`` with those addresses. Against it, with the settings a user gets:
+``deploy/nginx.conf`` with those addresses; the game workers' replicas are services of
+their own, each with its own hostname (their healthcheck finds them by it). Against it,
+with the settings a user gets:
 
 * Redis has AOF on, its data on the compose volume; two API containers, two game
   workers (``--jobs games,webhooks``) and a ladder worker, each on its own queues;
-  healthchecks green.
-* A whole game of each variant (from its last two rounds) by a polling bot (the SDK's
-  runner with a reference bot) against house bots, and by a person-like HTTP client
-  against house bots; an event stream followed through nginx past nginx's default
+  every container of every service healthy by its own healthcheck.
+* A whole game (every round) of each variant by a polling bot (the SDK's runner with a
+  reference bot) against house bots, and by a person-like HTTP client against house
+  bots, the four at once; an event stream followed through nginx past nginx's default
   60 s timeouts, never cut.
 * Faults mid-game: one API container killed (the game goes on through the other), one
   game worker killed (the clocks and the house bots go on), Redis killed and started
@@ -59,7 +61,7 @@ SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 #: The clocks of the games played through the faults: a house bot's decision whose job was
 #: lost with a killed process (or Redis) is left to the turn clock (mayi_service.house).
 FAULTY = {"claim_seconds": 5, "turn_seconds": 10}
-#: The last two rounds of each variant: a round ends, the next is dealt and the game ends.
+#: The last two rounds of each variant (the absent seat's game, played by the clock).
 LAST_TWO = {"may_i": 6, "shanghai": 7}
 #: Caps on a loaded CI machine (never timings).
 UP_CAP = 300.0
@@ -98,6 +100,7 @@ def ci_compose(base: dict[str, Any], ports: Ports, nginx_conf: Path) -> dict[str
         service.pop("build", None)  # the test builds the image
         service.pop("ports", None)  # nothing to publish on the host's network
         service["network_mode"] = "host"
+        assert "healthcheck" in service, f"docker-compose.yml: the {name} service has no healthcheck"
         environment = service.get("environment", {})
         if "REDIS_URL" in environment:
             assert environment["REDIS_URL"].startswith("redis://redis:6379/")
@@ -122,10 +125,26 @@ def ci_compose(base: dict[str, Any], ports: Ports, nginx_conf: Path) -> dict[str
             limit = service["ulimits"]["nofile"][kind]
             service["ulimits"]["nofile"][kind] = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
         services[name] = service
+    # The game workers' replicas, each a service of its own with a hostname of its own: on
+    # the host's network they would share the host's, and their healthchecks (`mayi worker
+    # --check`) find their RQ worker in Redis by hostname.
+    worker = services.pop("worker")
+    replicas = worker.pop("deploy")["replicas"]
+    assert replicas >= 2, "the compose file runs at least two game workers"
+    for n in range(1, replicas + 1):
+        services[_worker_name(n)] = {**copy.deepcopy(worker), "hostname": _worker_name(n)}
+    services["ladder-worker"]["hostname"] = "ladder-worker"
     proxy = services["proxy"]
     proxy["volumes"] = [f"{nginx_conf}:/etc/nginx/conf.d/default.conf:ro"]
     proxy["depends_on"]["api-2"] = proxy["depends_on"]["api"]
+    check = proxy["healthcheck"]["test"]
+    proxy["healthcheck"]["test"] = [t.replace("127.0.0.1:8000", f"127.0.0.1:{ports.proxy}") for t in check]
+    assert proxy["healthcheck"]["test"] != check, "the proxy's healthcheck asks 127.0.0.1:8000"
     return {"services": services, "volumes": {"redis-data": base["volumes"]["redis-data"]}}
+
+
+def _worker_name(n: int) -> str:
+    return "worker" if n == 1 else f"worker-{n}"
 
 
 def ci_nginx(text: str, ports: Ports) -> str:
@@ -144,6 +163,8 @@ class Stack:
         self.command = [*command, "--project-name", PROJECT, "--file", str(file)]
         self.ports = ports
         self.url = f"http://127.0.0.1:{ports.proxy}"
+        self.services = list(yaml.safe_load(file.read_text())["services"])
+        self.workers = [s for s in self.services if s == "worker" or s.startswith("worker-")]
 
     def compose(self, *args: str, timeout: float = UP_CAP, check: bool = True) -> Any:
         return self.docker.run(*self.command, *args, timeout=timeout, check=check)
@@ -156,12 +177,14 @@ class Stack:
         return str(self.docker.docker("inspect", "--format", template, container).stdout.strip())
 
     def wait_up(self) -> None:
-        """Until the healthchecked services are healthy and nginx answers /healthz."""
+        """Until every container of every service is healthy (each has a healthcheck) and
+        nginx answers /healthz."""
         end = time.monotonic() + UP_CAP
         states: dict[str, str] = {}
         while time.monotonic() < end:
-            states = {f"{s}/{c[:6]}": self.state(c) for s in ("redis", "api", "api-2") for c in self.containers(s)}
-            if len(states) == 3 and all(v == "running/healthy" for v in states.values()) and self.healthy():
+            states = {f"{s}/{c[:6]}": self.state(c) for s in self.services for c in self.containers(s)}
+            up = {key.partition("/")[0] for key in states}
+            if up == set(self.services) and all(v == "running/healthy" for v in states.values()) and self.healthy():
                 return
             time.sleep(1)
         logs = self.compose("logs", "--no-color", "--tail", "30", check=False).stdout
@@ -410,7 +433,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     mounts = stack.docker.docker("inspect", "--format", "{{json .Mounts}}", redis_id).stdout
     assert f'"Name":"{PROJECT}_redis-data"' in mounts.replace(" ", "") and '"Destination":"/data"' in mounts
     assert store.config_get("dir")["dir"] == "/data"
-    assert len(stack.containers("worker")) >= 2 and len(stack.containers("ladder-worker")) >= 1
+    assert len(stack.workers) >= 2 and len(stack.containers("ladder-worker")) >= 1
     queues: list[list[str]] = []
     end = time.monotonic() + UP_CAP
     while time.monotonic() < end:
@@ -436,7 +459,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     crashed: list[BaseException] = []
     bot_threads = []
     for variant in ("may_i", "shanghai"):
-        game_id = _table(url, variant, SLOW, LAST_TWO[variant])
+        game_id = _table(url, variant, SLOW, 1)
         with Client(url) as anon:
             account = anon.register_bot(f"poller-{variant}")
         client = Client(url, account.token)
@@ -453,7 +476,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
 
         bot_threads.append(threading.Thread(target=poll, daemon=True))
         bot_threads[-1].start()
-    people = [_person_table(url, v, SLOW, LAST_TWO[v]).start() for v in ("may_i", "shanghai")]
+    people = [_person_table(url, v, SLOW, 1).start() for v in ("may_i", "shanghai")]
     try:
         end = time.monotonic() + GAME_CAP
         for thread in bot_threads:
@@ -492,8 +515,9 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
         # 3b. One game worker killed: clocks and house bots go on (on the other).
         # The person of this table never acts: the clock plays that seat.
         absent = _person_table(url, "shanghai", {"claim_seconds": 2, "turn_seconds": 2}, LAST_TWO["shanghai"])
-        worker = stack.containers("worker")[0]
+        (worker,) = stack.containers(stack.workers[0])
         stack.docker.docker("kill", worker)
+        assert stack.state(worker).startswith("exited")
         wanted = {
             "clock ran out for the absent seat after a worker was killed": lambda e: bool(
                 e.get("timeout") and e.get("seat") == absent.seat

@@ -1,6 +1,7 @@
 """docker-compose.yml and the Dockerfile: they parse and name commands that exist.
 
-Docker is not available on the test machines, so this checks the files' meaning.
+These checks need no Docker; tests/deploy builds the image and runs the stack on a
+real Docker engine (``pytest -m docker``).
 """
 
 from __future__ import annotations
