@@ -88,7 +88,7 @@ class ExpertBot(Bot):
     ) -> None:
         """``discards``: search discards too (default :data:`SEARCH_DISCARDS`);
         ``strong_playouts``: the seat plays ``strong``'s moves in its playouts (default
-        :data:`ROLLOUT_STRONG`). Both are off by default: neither won more (bench/README.md)."""
+        :data:`ROLLOUT_STRONG`); both off by default."""
         self.eng: Any = engine()  # EngineMissing, saying how to install it, without mayi_engine
         self.rng = random.Random(secrets.randbits(64) if seed is None else seed)
         self.budget = budget
