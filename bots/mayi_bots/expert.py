@@ -6,7 +6,9 @@ How it plays (docs/bots.md, "How ``expert`` plays", says more):
   the upcard as the draw, before it is down, when the card would help its plan: each
   claim costs penalty cards, the decision with the most at stake. Every other decision
   (a single legal move, a card that helps nothing, going down, laying off, discarding)
-  is ``strong``'s, at once.
+  is ``strong``'s, at once. Two options (off by default): ``discards=True`` searches the
+  discard too, among ``strong``'s closest picks; ``strong_playouts=True`` plays the seat's
+  own moves in the playouts with ``strong``.
 * **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
   the decks, less its hand, the melds on the table, the discard pile as it watched it
   (``strong``'s card tracking), and with the upcards others took dealt back to the hands
@@ -38,10 +40,12 @@ from collections import Counter
 from typing import Any
 
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
+from mayi_sdk.bot import as_legal_move, is_wait
 from mayi_sdk.helpers import engine
+from mayi_sdk.local import seat_view
 
-from .cards import book_rank, order, run_span
-from .strong import StrongBot, assess
+from .cards import JOKER, book_rank, fitting, order, points, run_span
+from .strong import Memory, StrongBot, assess
 
 #: Most worlds sampled for one decision.
 WORLDS = 10
@@ -53,6 +57,17 @@ HORIZON = 120
 #: mean gain over the worlds), and by how many points at least.
 CONFIDENCE = 2.0
 MARGIN = 3.0
+#: Whether discards are searched (before it is down), among at most DISCARD_CANDIDATES
+#: cards whose strong score is within DISCARD_WINDOW of strong's pick, in DISCARD_WORLDS.
+SEARCH_DISCARDS = False
+DISCARD_CANDIDATES = 3
+DISCARD_WINDOW = 60.0
+DISCARD_WORLDS = 6
+#: Whether the seat's own moves in a playout are strong's (else the fast rules').
+ROLLOUT_STRONG = False
+#: The gate for a discard (no penalty rides on it: a smaller one than a claim's).
+DISCARD_CONFIDENCE = 1.0
+DISCARD_MARGIN = 1.0
 #: Points a card still missing from a plan is taken to cost, in an estimated outcome.
 NEED_POINTS = 12.0
 
@@ -62,11 +77,24 @@ class ExpertBot(Bot):
 
     name = "expert"
 
-    def __init__(self, seed: int | None = None, *, budget: float | None = BUDGET, worlds: int = WORLDS) -> None:
+    def __init__(
+        self,
+        seed: int | None = None,
+        *,
+        budget: float | None = BUDGET,
+        worlds: int = WORLDS,
+        discards: bool | None = None,
+        strong_playouts: bool | None = None,
+    ) -> None:
+        """``discards``: search discards too (default :data:`SEARCH_DISCARDS`);
+        ``strong_playouts``: the seat plays ``strong``'s moves in its playouts (default
+        :data:`ROLLOUT_STRONG`); both off by default."""
         self.eng: Any = engine()  # EngineMissing, saying how to install it, without mayi_engine
         self.rng = random.Random(secrets.randbits(64) if seed is None else seed)
         self.budget = budget
         self.worlds = worlds
+        self.discards = SEARCH_DISCARDS if discards is None else discards
+        self.strong_playouts = ROLLOUT_STRONG if strong_playouts is None else strong_playouts
         self.strong = StrongBot()
         self.searches = 0  # searches made so far (tests and benchmarks read it)
 
@@ -111,7 +139,45 @@ class ExpertBot(Bot):
             # Without a stock draw listed, others may still answer: the alternative is to wait for it.
             stock = next((m for m in legal if m.type == "draw" and m.body.get("source") == "stock"), WAIT)
             return [take, stock]
+        discards = [m for m in legal if m.type == "discard"]
+        if self.discards and discards and not down and len(discards) > 1:
+            ranked = self._discard_ranking(view, hand, discards)
+            best = ranked[0][0]
+            cards = [c for score, c in ranked if score <= best + DISCARD_WINDOW][:DISCARD_CANDIDATES]
+            return [m for c in cards for m in discards if m.body.get("card") == c][: len(cards)]
         return []
+
+    def _discard_ranking(
+        self, view: GameView, hand: tuple[int, ...], moves: list[LegalMove]
+    ) -> list[tuple[float, str]]:
+        """The cards of ``moves`` by ``strong``'s discard score (its pick first), before it is down."""
+        strong = self.strong
+        variant = view.variant
+        cards = sorted({str(m.body["card"]) for m in moves}, key=order)
+        held = view.held
+        if held in cards and len(cards) > 1:
+            cards.remove(held)
+        fits: set[str] = set()
+        for meld in view.melds:
+            fits |= fitting(meld, variant)
+        nxt = strong._next_seat(view)
+        feeding = nxt is not None and view.seats[nxt].down
+        live = strong._live(view)
+        point_weight = 0.15 + 1.2 * strong._danger(view)
+        scored: list[tuple[float, int, str]] = []
+        for c in cards:
+            rest = list(hand)
+            rest.remove(order(c))
+            plan = strong._plan(view, tuple(rest))
+            outs = sum(live[w] for w in plan.wanted)
+            score = plan.need * 100.0 - min(outs, 40) * 1.5 - points(c, variant) * point_weight
+            if feeding and c in fits:
+                score += 25.0 if variant == "shanghai" else 10.0
+            if c == JOKER:
+                score += 200.0
+            scored.append((score, -order(c), c))
+        scored.sort()
+        return [(score, c) for score, _, c in scored]
 
     # -- the search -----------------------------------------------------------
     def _search(self, view: GameView, candidates: list[Any]) -> Any:
@@ -122,13 +188,18 @@ class ExpertBot(Bot):
         moves = [None if c is WAIT else eng.move_from_json({"type": c.type, **c.body}) for c in candidates]
         self.searches += 1
         gains: list[list[float]] = [[] for _ in candidates[1:]]  # each world: a candidate's outcome less the first's
-        for _ in range(self.worlds):
+        worlds = self.worlds
+        if candidates[0] is not WAIT and candidates[0].type == "discard":
+            worlds = min(worlds, DISCARD_WORLDS)
+        for _ in range(worlds):
             world = self._world(view)
             base = self._playout(world, seat, moves[0])
             for i, move in enumerate(moves[1:]):
                 gains[i].append(self._playout(world, seat, move) - base)
             if self.budget is not None and time.thread_time() - start >= self.budget:
                 break
+        discard = candidates[0] is not WAIT and candidates[0].type == "discard"
+        confidence, margin = (DISCARD_CONFIDENCE, DISCARD_MARGIN) if discard else (CONFIDENCE, MARGIN)
         best, best_score = 0, 0.0
         for i, g in enumerate(gains):
             n = len(g)
@@ -136,8 +207,8 @@ class ExpertBot(Bot):
                 continue
             mean = sum(g) / n
             sd = (sum((x - mean) ** 2 for x in g) / (n - 1)) ** 0.5
-            score = mean - CONFIDENCE * sd / n**0.5  # a lower bound of the gain
-            if score > best_score and mean >= MARGIN:
+            score = mean - confidence * sd / n**0.5  # a lower bound of the gain
+            if score > best_score and mean >= margin:
                 best, best_score = i + 1, score
         return candidates[best]
 
@@ -247,13 +318,27 @@ class ExpertBot(Bot):
             state = _answer_claims(eng, state)
             if state.phase is eng.Phase.DRAW and state.actor == seat:
                 state, _ = eng.play(state, seat, eng.DrawStock())
+        me = self._rollout_bot() if self.strong_playouts else None
         for _ in range(HORIZON):
             if state.round != round_ or state.phase is eng.Phase.FINISHED:
                 break
             actor = _next(eng, state)
             legal = eng.legal_moves(state, actor)
-            state, _ = eng.play(state, actor, _fast(eng, state, actor, legal))
+            move = None
+            if me is not None and actor == seat and len(legal) > 1:
+                answer = me.decide(seat_view(state, seat))
+                if not is_wait(answer):
+                    played = as_legal_move(answer)
+                    move = eng.move_from_json({"type": played.type, **played.body})
+            state, _ = eng.play(state, actor, move if move is not None else _fast(eng, state, actor, legal))
         return _advantage(eng, state, world, seat, round_)
+
+    def _rollout_bot(self) -> StrongBot:
+        """A ``strong`` for the seat's own moves in a playout, with what this seat has seen."""
+        bot = StrongBot()
+        mem = self.strong.memory
+        bot.memory = Memory("local", mem.round, mem.reshuffles, dict(mem.pile), Counter(mem.taken))
+        return bot
 
 
 def _same(move: Any, other: Any) -> bool:

@@ -68,6 +68,20 @@ def test_expert_answers_the_same_views_the_same_way_for_a_seed(variant: str) -> 
     assert runs[0] == runs[1]
 
 
+def test_expert_searches_discards_with_strong_playouts_when_asked_and_repeats_itself() -> None:
+    views = _views("may_i", 2, 1)
+    plain = ExpertBot(seed=3, budget=None, worlds=2)
+    for v in views:
+        plain.decide(v)
+    runs, searches = [], []
+    for _ in range(2):
+        bot = ExpertBot(seed=3, budget=None, worlds=2, discards=True, strong_playouts=True)
+        runs.append([_answer(bot.decide(v)) for v in views])
+        searches.append(bot.searches)
+    assert runs[0] == runs[1]
+    assert searches[0] == searches[1] > plain.searches  # the discards searched as well as the claims
+
+
 @pytest.mark.parametrize("variant", ["may_i", "shanghai"])
 def test_expert_finishes_a_game_in_play_local_with_no_illegal_move(variant: str) -> None:
     game = play_local(mayi_bots.make("expert", seed=5), ["strong", "greedy", "random"], variant, seed=f"x-{variant}")
