@@ -44,7 +44,7 @@ from mayi_sdk.bot import as_legal_move, is_wait
 from mayi_sdk.helpers import engine
 from mayi_sdk.local import seat_view
 
-from .cards import JOKER, book_rank, fitting, order, points, run_span
+from .cards import book_rank, fitting, order, run_span
 from .strong import Memory, StrongBot, assess
 
 #: Most worlds sampled for one decision.
@@ -162,21 +162,7 @@ class ExpertBot(Bot):
             fits |= fitting(meld, variant)
         nxt = strong._next_seat(view)
         feeding = nxt is not None and view.seats[nxt].down
-        live = strong._live(view)
-        point_weight = 0.15 + 1.2 * strong._danger(view)
-        scored: list[tuple[float, int, str]] = []
-        for c in cards:
-            rest = list(hand)
-            rest.remove(order(c))
-            plan = strong._plan(view, tuple(rest))
-            outs = sum(live[w] for w in plan.wanted)
-            score = plan.need * 100.0 - min(outs, 40) * 1.5 - points(c, variant) * point_weight
-            if feeding and c in fits:
-                score += 25.0 if variant == "shanghai" else 10.0
-            if c == JOKER:
-                score += 200.0
-            scored.append((score, -order(c), c))
-        scored.sort()
+        scored = strong.discard_scores(view, hand, cards, fits, feeding)
         return [(score, c) for score, _, c in scored]
 
     # -- the search -----------------------------------------------------------

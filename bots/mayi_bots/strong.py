@@ -26,6 +26,7 @@ Each decision takes well under a millisecond to a few milliseconds: no search.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations, product
@@ -405,11 +406,20 @@ class StrongBot(Bot):
                 return (c in fits or c == JOKER, -points(c, variant), -order(c))
 
             return _pick(moves, "discard", "card", min(cards, key=cost_down))
+        return _pick(moves, "discard", "card", self.discard_scores(view, hand, set(cards), fits, feeding)[0][2])
+
+    def discard_scores(
+        self, view: GameView, hand: tuple[int, ...], cards: Iterable[str], fits: set[str], feeding: bool
+    ) -> list[tuple[float, int, str]]:
+        """``(score, -order, card)`` of each of ``cards`` as a discard before going down,
+        best (lowest) first: what its plan still needs without it, the outs left, its points
+        (weighed by the danger of a seat going out), feeding the next seat's melds
+        (``fits``, ``feeding``), a joker kept."""
+        variant = view.variant
         live = self._live(view)
-        danger = self._danger(view)
-        point_weight = 0.15 + 1.2 * danger
+        point_weight = 0.15 + 1.2 * self._danger(view)
         scored: list[tuple[float, int, str]] = []
-        for c in set(cards):
+        for c in cards:
             rest = list(hand)
             rest.remove(order(c))
             plan = self._plan(view, tuple(rest))
@@ -420,7 +430,8 @@ class StrongBot(Bot):
             if c == JOKER:
                 score += 200.0
             scored.append((score, -order(c), c))
-        return _pick(moves, "discard", "card", min(scored)[2])
+        scored.sort()
+        return scored
 
     @staticmethod
     def _next_seat(view: GameView) -> int | None:
