@@ -36,10 +36,10 @@ from datetime import UTC, datetime
 from functools import lru_cache
 
 import redis
+from redis.exceptions import WatchError
 from rq import Queue, Retry, SimpleWorker
-from rq.exceptions import InvalidJobOperation, NoSuchJobError
-from rq.job import Job
-from rq.registry import ScheduledJobRegistry
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
@@ -98,15 +98,26 @@ class Clock:
         )
 
     def _drop(self, replaced: str) -> None:
-        """Drop the replaced job if it is still only scheduled (it would find it is no longer
+        """Delete the replaced job if it is still only scheduled (it would find it is no longer
         the clock and do nothing). A job that has left the schedule is queued or running,
-        perhaps this very job, overdue after a restart: deleting it under RQ's feet would
-        make RQ fail it with ``InvalidJobOperation``; it ends on its own."""
+        perhaps this very job: it ends on its own (deleting a running job's hash makes RQ fail
+        it with ``InvalidJobOperation``). The check and the delete are one transaction on the
+        job's hash: if RQ's scheduler queues the job in between, nothing is deleted; if it read
+        the job before and queues it after, it writes the whole job again, which then runs as a
+        no-op."""
         assert self.queue is not None
-        if not ScheduledJobRegistry(queue=self.queue).remove(replaced):
-            return
-        with contextlib.suppress(NoSuchJobError, InvalidJobOperation):
-            Job.fetch(replaced, connection=self.queue.connection).delete()
+        connection = self.queue.connection
+        with connection.pipeline() as pipe:
+            try:
+                pipe.watch(Job.key_for(replaced))
+                job = Job.fetch(replaced, connection=connection)
+                if job.get_status(refresh=False) != JobStatus.SCHEDULED:
+                    return
+                pipe.multi()
+                job.delete(pipeline=pipe)  # and out of the scheduled registry
+                pipe.execute()
+            except (NoSuchJobError, WatchError):
+                return  # gone already, or it left the schedule meanwhile
 
     def run(self, games: Games, game_id: str, at: int | None) -> None:
         """The job due at ``at`` (``None``: the sweeper taking over): play what is due,

@@ -42,6 +42,14 @@ MAX_ATTEMPTS = 100
 TOKEN_BYTES = 32
 
 
+def new_id(nbytes: int = 9) -> str:
+    """A fresh random id (``nbytes`` random bytes, URL-safe) that never begins with ``-``, so
+    a command line never takes it for an option."""
+    while (text := secrets.token_urlsafe(nbytes)).startswith("-"):
+        pass
+    return text
+
+
 def new_token(kind: str = "seat") -> str:
     """A fresh bearer token (256 random bits)."""
     return f"mayi_{kind}_{secrets.token_urlsafe(TOKEN_BYTES)}"
@@ -205,7 +213,7 @@ class Games:
         run as after any commit. ``game_id``: the table's id (default: a fresh random one);
         ``owner`` (the client address) may have at most ``max_open_per_owner`` open tables
         (409 ``too_many_open_tables``). (:meth:`create` for the API; the ladder's matches.)"""
-        game_id = game_id or secrets.token_urlsafe(9)
+        game_id = game_id or new_id()
         record = GameRecord(game_id, 1, 0, GameStatus.WAITING, meta, None)
         events: list[tuple[int, str]] = []
         now = self.clock()

@@ -56,7 +56,7 @@ from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
 
 from . import codec
 from .config import Settings
-from .games import Games, Viewer, house_bot_name
+from .games import Games, Viewer, house_bot_name, new_id
 from .house import house_answer
 from .problems import ServiceError
 from .repository import GameRecord, TableMeta
@@ -358,7 +358,7 @@ class Ladder:
         """The new match's id, or ``None`` and the entrant that was refused (``None``: the
         variant has its most matches in progress)."""
         entries = {e.entrant: e for e in self.entries(variant)}
-        match_id = secrets.token_urlsafe(9)
+        match_id = new_id()
         match = {
             "match_id": match_id,
             "variant": variant,
