@@ -38,8 +38,10 @@ from functools import lru_cache
 import redis
 from redis.exceptions import WatchError
 from rq import Queue, Retry, SimpleWorker
+from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.scheduler import RQScheduler
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
@@ -304,6 +306,37 @@ def queue_names(settings: Settings, kinds: Sequence[str] = JOB_KINDS) -> list[st
 SCHEDULER_CHECK_SECONDS = 1.0
 
 
+class _Scheduler(RQScheduler):
+    """RQ's scheduler, living through a Redis outage: where RQ's dies with a traceback (and
+    waits for its worker to start another), this one logs one line and goes on once Redis
+    answers."""
+
+    outage = Outage("RQ scheduler", log)
+
+    def work(self) -> None:
+        while True:
+            try:
+                super().work()
+                return
+            except UNREACHABLE as exc:
+                if self._stop_requested:
+                    return
+                self.outage.failed(exc)
+                time.sleep(SCHEDULER_CHECK_SECONDS)
+
+    def heartbeat(self) -> None:
+        super().heartbeat()
+        self.outage.answered()
+
+
+class _RetryLines(logging.Filter):
+    """Drops RQ's worker's line for each try to reach Redis: the service's loops in the same
+    process say once that Redis is unreachable and once that it answers again."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "could not connect to Redis instance" not in str(record.msg)
+
+
 class _Worker(SimpleWorker):
     """RQ's simple worker, whose scheduler :func:`_keep_scheduler` may start again: the two
     never start one at once, and none is started once the worker has torn down."""
@@ -316,6 +349,27 @@ class _Worker(SimpleWorker):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.scheduler_lock = threading.Lock()
         self.torn_down = False
+
+    def start_scheduler(
+        self,
+        burst: bool = False,
+        logging_level: str | None = None,
+        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
+        log_format: str = DEFAULT_LOGGING_FORMAT,
+    ) -> None:
+        """RQ's, with :class:`_Scheduler`."""
+        if burst:
+            super().start_scheduler(burst, logging_level, date_format, log_format)
+            return
+        self.scheduler = _Scheduler(
+            self.queues,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            date_format=date_format,
+            log_format=log_format,
+            serializer=self.serializer,
+        )
+        self.scheduler.acquire_locks(auto_start=True)
 
     def run_maintenance_tasks(self) -> None:
         with self.scheduler_lock:  # RQ starts a dead scheduler again here, every 10 minutes
@@ -345,9 +399,9 @@ def _keep_scheduler(running: list[_Worker]) -> threading.Thread:
     """A daemon thread, for the life of the process (the parent-death signal of the
     scheduler it forks follows this thread), that starts the RQ scheduler of the running
     worker (``running[0]``) again within :data:`SCHEDULER_CHECK_SECONDS` of its death, as
-    soon as Redis answers: the scheduler process dies when Redis goes away, and RQ would
-    try again only at its maintenance, every 10 minutes. Its locks are the same scheduler's
-    (the same name), so its lock that survived in Redis is renewed, not waited out."""
+    soon as Redis answers (RQ would try again only at its maintenance, every 10 minutes).
+    Its locks are the same scheduler's (the same name), so its lock that survived in Redis
+    is renewed, not waited out."""
 
     def loop() -> None:
         outage = Outage("RQ scheduler", log)
@@ -378,11 +432,12 @@ def run_worker(
 
     RQ's worker quits on most Redis errors; when it does, this waits until Redis
     answers again and starts a new one, so that a Redis restart needs no worker restart.
-    Its scheduler, which dies when Redis goes away, is started again by
-    :func:`_keep_scheduler` once Redis answers.
+    Its scheduler lives through an outage (:class:`_Scheduler`); should it die all the same,
+    :func:`_keep_scheduler` starts it again once Redis answers.
     """
     names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
     queues = [Queue(name, connection=connection) for name in names]
+    logging.getLogger("rq.worker").addFilter(_RetryLines())
     running: list[_Worker] = []
     if scheduler and not burst:
         _keep_scheduler(running)
