@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +37,7 @@ from serving import (
     redis_process,
     wait_until,
 )
-from test_webhooks import receiver, register, seated_game, settings, worker_env
+from test_webhooks import Receiver, receiver, register, seated_game, settings, worker_env
 
 __all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
 
@@ -57,57 +55,13 @@ RETRY_CAP = 20.0
 REDELIVERY_CAP = 90.0
 
 
-class Receiver:
-    """A webhook receiver on loopback answering each POST as its script says: a status, or
-    ``"hold"`` (no answer until :attr:`release` is set); 204 once the script is done. Each
-    request is recorded with the time it arrived, and :attr:`arrived` set."""
-
-    def __init__(self, script: list[Any]) -> None:
-        self.script = list(script)
-        self.requests: list[tuple[float, dict[str, str]]] = []
-        self.lock = threading.Lock()
-        self.arrived = threading.Event()
-        self.release = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with receiver.lock:
-                    receiver.requests.append((time.time(), {k.lower(): v for k, v in self.headers.items()}))
-                    what = receiver.script.pop(0) if receiver.script else 204
-                receiver.arrived.set()
-                if what == "hold":
-                    receiver.release.wait(120)
-                    self.close_connection = True
-                    return
-                self.send_response(int(what))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def count(self) -> int:
-        with self.lock:
-            return len(self.requests)
-
-
 @contextmanager
 def listening(script: list[Any]) -> Iterator[Receiver]:
     found = Receiver(script)
     try:
         yield found
     finally:
-        found.release.set()
-        found.server.shutdown()
-        found.server.server_close()
+        found.stop()
         found.thread.join(10)
 
 
@@ -205,7 +159,8 @@ def test_after_redis_is_killed_and_back_clocks_come_on_time_and_webhook_retries_
 
         # The retry that fell due during the outage is sent once Redis is back.
         assert wait_until(lambda: hooks.count() >= 2, RETRY_CAP), "the retry was not sent: " + served.stderr()[-3000:]
-        (_, failed), (resent_at, resent) = hooks.requests[0], hooks.requests[1]
+        (failed, _), (resent, _) = hooks.requests[0], hooks.requests[1]
+        resent_at = hooks.arrivals[1]
         assert resent_at - back < RETRY_CAP and resent["webhook-id"] == failed["webhook-id"]
 
         # RQ's scheduler runs again: the games' RQ clock jobs that fell due are queued.
@@ -219,7 +174,8 @@ def test_after_redis_is_killed_and_back_clocks_come_on_time_and_webhook_retries_
         assert wait_until(lambda: hooks.count() >= 4, RETRY_CAP + 5), (
             "the retry was not sent: " + served.stderr()[-3000:]
         )
-        (failed_at, failed), (retried_at, retried) = hooks.requests[2], hooks.requests[3]
+        (failed, _), (retried, _) = hooks.requests[2], hooks.requests[3]
+        failed_at, retried_at = hooks.arrivals[2], hooks.arrivals[3]
         assert retried_at - failed_at < RETRY_CAP
         assert retried["webhook-id"] == failed["webhook-id"]
         log = deliveries(url, bot)
@@ -260,7 +216,7 @@ def test_a_delivery_cut_short_by_its_workers_death_is_made_again_with_the_same_w
         assert wait_until(lambda: hooks.count() >= 2, REDELIVERY_CAP), (
             "the delivery was not made again: " + served.stderr()[-3000:]
         )
-        (_, cut), (_, again) = hooks.requests[0], hooks.requests[1]
+        (cut, _), (again, _) = hooks.requests[0], hooks.requests[1]
         assert again["webhook-id"] == cut["webhook-id"]
         assert again["webhook-id"].startswith(f"msg_{game_id}_0_")
         assert _webhooks_worker(served, tmp_path / "run") != killed, "mayi serve started another worker"

@@ -37,13 +37,18 @@ def settings(settings: Settings) -> Settings:
 
 
 class Receiver:
-    """A real HTTP server on loopback that records each request and answers from a script:
-    an int (that status), ``"hang"`` (no answer for 3 s), ``"redirect"``, ``"big"``."""
+    """A real HTTP server on loopback that records each request (headers and body in
+    :attr:`requests`, the time it arrived in :attr:`arrivals`, :attr:`arrived` set) and
+    answers from a script: an int (that status), ``"hang"`` (no answer for 3 s), ``"hold"``
+    (no answer until :attr:`release` is set), ``"redirect"``, ``"big"``; 204 once it is done."""
 
     def __init__(self, script: list[Any] | None = None) -> None:
         self.script = list(script or [])
         self.requests: list[tuple[dict[str, str], bytes]] = []
+        self.arrivals: list[float] = []
         self.lock = threading.Lock()
+        self.arrived = threading.Event()
+        self.release = threading.Event()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,7 +56,13 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 with receiver.lock:
                     receiver.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                    receiver.arrivals.append(time.time())
                     what = receiver.script.pop(0) if receiver.script else 204
+                receiver.arrived.set()
+                if what == "hold":
+                    receiver.release.wait(120)
+                    self.close_connection = True
+                    return
                 if what == "hang":
                     time.sleep(3)
                     what = 204
@@ -84,7 +95,12 @@ class Receiver:
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
+    def count(self) -> int:
+        with self.lock:
+            return len(self.requests)
+
     def stop(self) -> None:
+        self.release.set()
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(10)
