@@ -393,15 +393,24 @@ def _follow(url: str, game_id: str, seconds: float, out: Followed) -> None:
         out.ended_by = f"an error: {exc}"
 
 
-def _wait_for_events(url: str, game_id: str, since: int, wanted: dict[str, Callable[[dict[str, Any]], bool]]) -> None:
-    """Until, for each of ``wanted``, one event after the first ``since`` matches it."""
+def _wait_for_events(
+    stack: Stack, game_id: str, since: int, wanted: dict[str, Callable[[dict[str, Any]], bool]]
+) -> None:
+    """Until, for each of ``wanted``, one event after the first ``since`` matches it (else
+    fail with the last events and the workers' last log lines)."""
     end = time.monotonic() + FAULT_CAP
     missing = list(wanted)
+    later: list[dict[str, Any]] = []
     while missing and time.monotonic() < end:
-        later = _events(url, game_id)[since:]
+        later = _events(stack.url, game_id)[since:]
         missing = [what for what, match in wanted.items() if not any(match(e) for e in later)]
         time.sleep(1)
-    assert not missing, f"game {game_id}: within {FAULT_CAP:.0f} s, no {' and no '.join(missing)}"
+    if missing:
+        logs = stack.compose("logs", "--no-color", "--tail", "60", *stack.workers, check=False).stdout
+        pytest.fail(
+            f"game {game_id}: within {FAULT_CAP:.0f} s, no {' and no '.join(missing)}\n"
+            f"last events: {later[-12:]}\nworkers' log:\n{logs}"
+        )
 
 
 def _finished_games(url: str, ids: list[str]) -> dict[str, Any]:
@@ -524,7 +533,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
             ),
             "house bot moved after a worker was killed": lambda e: e["type"] in MOVES and e.get("seat") != absent.seat,
         }
-        _wait_for_events(url, absent.game_id, len(_events(url, absent.game_id)), wanted)
+        _wait_for_events(stack, absent.game_id, len(_events(url, absent.game_id)), wanted)
         done("a worker killed: clocks and house bots went on")
 
         # 3c. Redis killed, then started again: every acknowledged action is there.
@@ -545,7 +554,7 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
                 e["type"] in MOVES and e.get("seat") != long_game.seat and not e.get("timeout")
             )
         }
-        _wait_for_events(url, long_game.game_id, since, house)
+        _wait_for_events(stack, long_game.game_id, since, house)
         acknowledged = list(long_game.acknowledged)
     finally:
         long_game.stop.set()
