@@ -14,18 +14,16 @@ from typing import Any
 
 
 class ErrorCode(StrEnum):
-    """Every code an engine error may carry, each either *invalid* (the move or set-up
-    is malformed or can never be accepted as sent: HTTP 422) or *illegal* (well formed,
-    but the rules forbid it now: HTTP 409). See :attr:`invalid`."""
+    """Every code an engine error may carry."""
 
-    # Illegal now (409).
+    # A move of this kind is not the seat's to make now.
     NOT_YOUR_TURN = "not_your_turn"
     WRONG_PHASE = "wrong_phase"
     CLAIMS_OPEN = "claims_open"
     CLAIM_NOT_ALLOWED = "claim_not_allowed"
     GAME_OVER = "game_over"
     NOT_DUE = "not_due"
-    # Invalid as sent (422).
+    # The move (with its cards and melds) or set-up is malformed, or not legal in the game as it is.
     VALIDATION_ERROR = "validation_error"
     BAD_CARD = "bad_card"
     CARD_NOT_IN_HAND = "card_not_in_hand"
@@ -34,31 +32,8 @@ class ErrorCode(StrEnum):
     ILLEGAL_DISCARD = "illegal_discard"
     STATE_VERSION = "state_version"
 
-    @property
-    def invalid(self) -> bool:
-        """True: malformed, never acceptable as sent (422); False: forbidden now (409)."""
-        return self in _INVALID
-
-    @property
-    def http_status(self) -> int:
-        """The HTTP status the API answers with: 422 if :attr:`invalid`, else 409."""
-        return 422 if self in _INVALID else 409
-
     def __repr__(self) -> str:
         return repr(self.value)
-
-
-_INVALID = frozenset(
-    {
-        ErrorCode.VALIDATION_ERROR,
-        ErrorCode.BAD_CARD,
-        ErrorCode.CARD_NOT_IN_HAND,
-        ErrorCode.ILLEGAL_MELD,
-        ErrorCode.ILLEGAL_LAY_OFF,
-        ErrorCode.ILLEGAL_DISCARD,
-        ErrorCode.STATE_VERSION,
-    }
-)
 
 
 class MayIError(Exception):

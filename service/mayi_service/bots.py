@@ -47,7 +47,7 @@ from mayi_engine.state import GameStatus
 from . import codec
 from .decisions import decision_entry, decision_key
 from .games import AddressSlotsFull, Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
-from .problems import ServiceError
+from .problems import Problem, ServiceError
 from .repository import LEASE_LUA, GameRecord, GameRepository, Wake
 
 if TYPE_CHECKING:
@@ -273,8 +273,7 @@ class Bots:
         """The bot id of the caller's token, or 401 naming what is wrong."""
         if not token:
             raise ServiceError(
-                401,
-                "unauthorized",
+                Problem.UNAUTHORIZED,
                 "This needs a bot token: send 'Authorization: Bearer <token>' with the token POST /v1/bots gave",
                 {"WWW-Authenticate": 'Bearer realm="mayi"'},
             )
@@ -286,7 +285,7 @@ class Bots:
     def load(self, bot_id: str) -> BotRecord:
         data = {k.decode(): v.decode() for k, v in self.r.hgetall(self.bot_key(bot_id)).items()}
         if not data:
-            raise ServiceError(401, "unauthorized", "Authorization: this bot no longer exists")
+            raise ServiceError(Problem.UNAUTHORIZED, "Authorization: this bot no longer exists")
         old = data.get("old_secret")
         if old and float(data.get("old_secret_until", "0")) < self.clock():
             old = None
@@ -685,8 +684,7 @@ def _same_decision(before: engine.State, after: engine.State, seat: int, now: fl
 
 def _unauthorized() -> ServiceError:
     return ServiceError(
-        401,
-        "unauthorized",
+        Problem.UNAUTHORIZED,
         "Authorization: this is not a valid bot token (a seat token, or a bot token since rotated)",
         {"WWW-Authenticate": 'Bearer realm="mayi"'},
     )

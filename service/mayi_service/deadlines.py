@@ -33,6 +33,7 @@ import io
 import ipaddress
 from collections import Counter
 from contextlib import suppress
+from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
@@ -47,6 +48,8 @@ from gunicorn.http.errors import (
     UnsupportedTransferCoding,
 )
 
+from .problem_types import Problem
+
 #: The CORS headers of the error answer the worker is writing now (this greenlet's).
 ERROR_CORS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("mayi_error_cors", default=None)
 
@@ -56,13 +59,14 @@ REFUSAL_LINGER_SECONDS = 0.5
 
 
 class Refused(Exception):
-    """A request the worker answers itself, with ``status`` and a ``detail`` that names
-    the rule or setting it broke; its connection is then closed."""
+    """A request the worker answers itself, with the problem of an HTTP status (one
+    :func:`~.problem_types.for_status` gives) and a ``detail`` that names the rule or
+    setting it broke; its connection is then closed."""
 
-    def __init__(self, status: int, reason: str, detail: str) -> None:
+    def __init__(self, kind: Problem, detail: str) -> None:
         super().__init__(detail)
-        self.status = status
-        self.reason = reason
+        self.status: int = kind.status or 500
+        self.reason = HTTPStatus(self.status).phrase
         self.detail = detail
 
 
@@ -128,7 +132,7 @@ def not_implemented(codings: list[str]) -> Refused:
         f"Transfer-Encoding: {named} is not implemented: the only transfer coding this service reads is "
         "'chunked' (send the body as it is, with a Content-Length or chunked)"
     )
-    return Refused(501, "Not Implemented", detail)
+    return Refused(Problem.NOT_IMPLEMENTED, detail)
 
 
 def _framing(req: Any) -> tuple[bool, int]:
@@ -229,7 +233,7 @@ def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | No
         return None
     if not chunked and length > max_bytes:
         if req._expected_100_continue:  # refused before the client sends it
-            raise Refused(413, "Request Too Large", f"The request body is too large: {limit}; {length:,} announced")
+            raise Refused(Problem.REQUEST_TOO_LARGE, f"The request body is too large: {limit}; {length:,} announced")
         return None
     continued = req._expected_100_continue
     req._expected_100_continue = False  # (else gunicorn would send it again)
@@ -242,24 +246,23 @@ def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | No
             data = body.read()
     except TooLarge as exc:
         raise Refused(
-            413, "Request Too Large", f"The request body is too large: {limit}; its chunks announce {exc.announced:,}"
+            Problem.REQUEST_TOO_LARGE, f"The request body is too large: {limit}; its chunks announce {exc.announced:,}"
         ) from None
     except NoMoreData:
         detail = "The request body was cut short: the client closed the connection before its end"
-        raise Refused(400, "Bad Request", detail) from None
+        raise Refused(Problem.BAD_REQUEST, detail) from None
     except ParseException as exc:
         detail = f"The request body's chunked framing is not valid: {_malformed(exc)}"
-        raise Refused(400, "Bad Request", detail) from None
+        raise Refused(Problem.BAD_REQUEST, detail) from None
     if data is None:
         announced = "chunked" if chunked else f"{length} bytes announced"
         raise Refused(
-            408,
-            "Request Timeout",
+            Problem.REQUEST_TIMEOUT,
             f"The request body ({announced}) did not arrive within {seconds:g} s (MAYI_BODY_TIMEOUT_SECONDS)",
         )
     if not chunked and len(data) < length:
         detail = f"The request body ended after {len(data)} of the {length} bytes its Content-Length announced"
-        raise Refused(400, "Bad Request", detail)
+        raise Refused(Problem.BAD_REQUEST, detail)
     return data
 
 
@@ -320,7 +323,8 @@ class BoundedConnections:
         )
         self.log.info("refused a connection from %s: %d open (MAYI_MAX_CONNECTIONS_PER_ADDRESS)", key, self.per_address)
         with suppress(OSError):
-            util.write_nonblock(client, self.problem(429, "Too Many Requests", detail, self.cors.headers(None)))
+            refused = Refused(Problem.RATE_LIMITED, detail)
+            util.write_nonblock(client, self.problem(refused.status, refused.reason, detail, self.cors.headers(None)))
         util.close_graceful(client, timeout=REFUSAL_LINGER_SECONDS)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:

@@ -26,7 +26,7 @@ from mayi_engine.views import player_view, status
 
 from . import codec
 from .decisions import decision_key
-from .problems import ServiceError, from_engine
+from .problems import Problem, ServiceError, from_engine
 from .repository import (
     Change,
     GameGone,
@@ -176,13 +176,12 @@ class Games:
             raise from_engine(exc) from exc
         if not rules.min_players <= seats <= rules.max_players:
             raise ServiceError(
-                422,
-                "validation_error",
+                Problem.VALIDATION_ERROR,
                 f"seats: {rules.title} is for {rules.min_players} to {rules.max_players} players, not {seats}",
             )
         players = data.get("players") or []
         if len(players) > seats:
-            raise ServiceError(422, "validation_error", f"players: {len(players)} players for {seats} seats")
+            raise ServiceError(Problem.VALIDATION_ERROR, f"players: {len(players)} players for {seats} seats")
         test = data.get("test")
         meta = TableMeta(
             variant=variant,
@@ -228,8 +227,7 @@ class Games:
         limit = self.max_open_per_owner
         if owner is not None and limit and not self.repo.add_open_table(owner, game_id, limit, now):
             raise ServiceError(
-                409,
-                "too_many_open_tables",
+                Problem.TOO_MANY_OPEN_TABLES,
                 f"This client address has {limit} open tables (waiting or playing), the most it may have "
                 "at once (MAYI_MAX_OPEN_TABLES_PER_ADDRESS): finish one, or wait until a table that never "
                 "filled expires",
@@ -282,13 +280,13 @@ class Games:
         def step(record: GameRecord, now: float) -> Update[tuple[GameRecord, int, str]]:
             names = record.meta.names
             if record.status != GameStatus.WAITING:
-                raise ServiceError(409, "game_started", f"Game {game_id} has no open seat: it has started")
+                raise ServiceError(Problem.GAME_STARTED, f"Game {game_id} has no open seat: it has started")
             if seat is None:
                 chosen = names.index(None)
             elif not 0 <= seat < len(names):
-                raise ServiceError(422, "validation_error", f"seat: this table has seats 0 to {len(names) - 1}")
+                raise ServiceError(Problem.VALIDATION_ERROR, f"seat: this table has seats 0 to {len(names) - 1}")
             elif names[seat] is not None:
-                raise ServiceError(409, "seat_taken", f"Seat {seat} is taken")
+                raise ServiceError(Problem.SEAT_TAKEN, f"Seat {seat} is taken")
             else:
                 chosen = seat
             copy = 1
@@ -399,8 +397,7 @@ class Games:
         if not token:
             if required:
                 raise ServiceError(
-                    401,
-                    "unauthorized",
+                    Problem.UNAUTHORIZED,
                     "This action needs a seat token: send 'Authorization: Bearer <token>'",
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
@@ -409,7 +406,7 @@ class Games:
         if record is None:
             raise GameGone(game_id)
         if seat is None:
-            raise ServiceError(403, "forbidden", f"This token holds no seat at game {game_id}")
+            raise ServiceError(Problem.FORBIDDEN, f"This token holds no seat at game {game_id}")
         return record, Viewer(seat)
 
     def view(
@@ -491,8 +488,7 @@ class Games:
         def plan(record: GameRecord, now: float) -> Update[dict[str, Any]]:
             if if_match is not None and if_match != record.version:
                 raise ServiceError(
-                    412,
-                    "version_conflict",
+                    Problem.VERSION_CONFLICT,
                     f"If-Match: the game is at version {record.version}, not {if_match}",
                     current_version=record.version,
                 )
@@ -536,7 +532,7 @@ class Games:
         ``version_conflict`` when ``if_key`` is given and is no longer the key of the seat's
         decision (after the due timeouts)."""
         if record.state is None:
-            raise ServiceError(409, "wrong_phase", "The game has not started: seats are still open")
+            raise ServiceError(Problem.WRONG_PHASE, "The game has not started: seats are still open")
         state = stored = codec.load_state(record.state)
         first: list[engine.Event] = []
         if returns:
@@ -548,8 +544,7 @@ class Games:
             current = decision_key(record.id, state, seat, legal) if legal else None
             if current != if_key:
                 raise ServiceError(
-                    412,
-                    "version_conflict",
+                    Problem.VERSION_CONFLICT,
                     f"If-Match: seat {seat}'s decision has changed since key {if_key} "
                     + ("(it has none now" if current is None else f"(its key is {current} now")
                     + f"; the game is at version {record.version})",
@@ -598,8 +593,7 @@ class Games:
             return None
         if stored["digest"] != body_digest:
             raise ServiceError(
-                422,
-                "idempotency_key_reused",
+                Problem.IDEMPOTENCY_KEY_REUSED,
                 "Idempotency-Key: this key was used with another request body; use a new key for a new action",
             )
         body: dict[str, Any] = stored["body"]
@@ -706,7 +700,7 @@ class Games:
     def replay(self, game_id: str) -> dict[str, Any]:
         record = self.load(game_id)
         if record.status != GameStatus.FINISHED or record.state is None:
-            raise ServiceError(409, "game_not_finished", f"Game {game_id} is not over: the replay opens when it ends")
+            raise ServiceError(Problem.GAME_NOT_FINISHED, f"Game {game_id} is not over: the replay opens when it ends")
         state = codec.load_state(record.state)
         events = self.repo.events_after(game_id, 0, count=1_000_000)
         return {
@@ -915,7 +909,7 @@ def visible(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
 
 
 def _busy() -> ServiceError:
-    return ServiceError(503, "busy", "The game is too busy to commit your move; try again", {"Retry-After": "1"})
+    return ServiceError(Problem.BUSY, "The game is too busy to commit your move; try again", {"Retry-After": "1"})
 
 
 def _check_test(test: dict[str, Any], rules: Rules) -> dict[str, Any]:
@@ -924,28 +918,28 @@ def _check_test(test: dict[str, Any], rules: Rules) -> dict[str, Any]:
     seed = test.get("seed")
     if seed is not None:
         if len(seed) % 2:
-            raise ServiceError(422, "validation_error", "test.seed: give an even number of hexadecimal digits")
+            raise ServiceError(Problem.VALIDATION_ERROR, "test.seed: give an even number of hexadecimal digits")
         try:
             raw = bytes.fromhex(seed)
         except ValueError:
             raw = b""
         if len(raw) < 16:
-            raise ServiceError(422, "validation_error", "test.seed: give at least 16 bytes as hexadecimal")
+            raise ServiceError(Problem.VALIDATION_ERROR, "test.seed: give at least 16 bytes as hexadecimal")
         out["seed"] = seed.lower()
     stacks = test.get("stacked_decks")
     if stacks is not None:
         if len(stacks) > len(rules.rounds):
             raise ServiceError(
-                422, "validation_error", f"test.stacked_decks: {rules.title} has {len(rules.rounds)} rounds"
+                Problem.VALIDATION_ERROR, f"test.stacked_decks: {rules.title} has {len(rules.rounds)} rounds"
             )
         try:
             out["stacked_decks"] = [None if s is None else card_codes([parse_card(c) for c in s]) for s in stacks]
         except MayIError as exc:
-            raise ServiceError(422, "validation_error", f"test.stacked_decks: {exc.message}") from exc
+            raise ServiceError(Problem.VALIDATION_ERROR, f"test.stacked_decks: {exc.message}") from exc
     start_round = test.get("start_round", 1)
     if not 1 <= start_round <= len(rules.rounds):
         raise ServiceError(
-            422, "validation_error", f"test.start_round: {rules.title} has rounds 1 to {len(rules.rounds)}"
+            Problem.VALIDATION_ERROR, f"test.start_round: {rules.title} has rounds 1 to {len(rules.rounds)}"
         )
     out["start_round"] = start_round
     return out

@@ -33,7 +33,7 @@ from mayi_engine.state import State
 
 from . import codec
 from .games import Games, Viewer
-from .problems import ServiceError
+from .problems import Problem, ServiceError
 from .repository import GameRecord, Wake
 
 if TYPE_CHECKING:
@@ -80,8 +80,7 @@ class HouseBots:
         """Refuse a house bot when no worker would play it."""
         if self.queue is None:
             raise ServiceError(
-                409,
-                "house_bots_unavailable",
+                Problem.HOUSE_BOTS_UNAVAILABLE,
                 "house_bot: this server runs no job worker (MAYI_SCHEDULE_CLOCK_JOBS is off), "
                 "so no house bot could play; take the seat with a name instead",
             )

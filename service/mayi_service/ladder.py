@@ -58,7 +58,7 @@ from . import codec
 from .config import Settings
 from .games import Games, Viewer, house_bot_name, new_id
 from .house import house_answer
-from .problems import ServiceError
+from .problems import Problem, ServiceError
 from .repository import GameRecord, TableMeta
 from .store import UNREACHABLE, Outage
 
@@ -754,7 +754,7 @@ def _public(match: dict[str, Any]) -> dict[str, Any]:
 def _variant(variant: str) -> None:
     if variant not in VARIANTS:
         raise ServiceError(
-            422, "validation_error", f"variant: unknown variant {variant!r} (known: {', '.join(VARIANTS)})"
+            Problem.VALIDATION_ERROR, f"variant: unknown variant {variant!r} (known: {', '.join(VARIANTS)})"
         )
 
 

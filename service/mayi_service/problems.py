@@ -16,54 +16,13 @@ from flask import Flask, Response, current_app, json, request
 from redis.exceptions import AskError, ClusterError, RedisClusterException, TryAgainError
 from werkzeug.exceptions import HTTPException
 
-from mayi_engine.errors import ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
+from mayi_engine.errors import MayIError
 
+from .problem_types import CONTENT_TYPE, PROBLEM_TYPE, Problem, for_status, of_engine
 from .repository import GameGone
 from .schemas import CARD_ERROR
 
 log = logging.getLogger(__name__)
-
-PROBLEM_TYPE = "https://mayi.invalid/problems/"
-CONTENT_TYPE = "application/problem+json"
-
-#: HTTP status of each engine error code, from the engine's ErrorCode (409: a move of this
-#: kind is not the seat's now; 422: this move is not legal in the game as it is, or malformed).
-ENGINE_STATUS = {code.value: code.http_status for code in ErrorCode}
-
-TITLES = {
-    400: "Bad request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not found",
-    405: "Method not allowed",
-    406: "Not acceptable",
-    409: "Conflict",
-    412: "Precondition failed",
-    413: "Request too large",
-    415: "Unsupported media type",
-    422: "Unprocessable request",
-    429: "Too many requests",
-    500: "Internal server error",
-    503: "Service unavailable",
-}
-
-HTTP_CODES = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    406: "not_acceptable",
-    409: "conflict",
-    412: "version_conflict",
-    413: "request_too_large",
-    415: "unsupported_media_type",
-    422: "validation_error",
-    429: "rate_limited",
-    500: "internal_error",
-    503: "unavailable",
-}
-
 
 #: The detail of a 503 ``unavailable``: the store failed, perhaps after the commit landed.
 UNAVAILABLE_DETAIL = (
@@ -74,24 +33,32 @@ UNAVAILABLE_DETAIL = (
 
 
 class ServiceError(Exception):
-    """An error the API reports: status, stable code, and a detail for people."""
+    """An error the API reports: its :class:`Problem` (which gives its status and stable
+    code), and a detail for people."""
 
-    def __init__(self, status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any):
+    def __init__(self, kind: Problem, detail: str, headers: dict[str, str] | None = None, **extra: Any):
         super().__init__(detail)
-        self.status = status
-        self.code = code
+        if kind.status is None:
+            raise ValueError(f"{kind!r} has no status of its own")
+        self.problem = kind
+        self.status: int = kind.status
+        self.code = kind.code
         self.detail = detail
         self.headers = headers or {}
         self.extra = extra
 
 
-def problem(status: int, code: str, detail: str, headers: dict[str, str] | None = None, **extra: Any) -> Response:
+def problem(
+    kind: Problem, detail: str, headers: dict[str, str] | None = None, status: int | None = None, **extra: Any
+) -> Response:
+    """The problem+json response of ``kind`` (answered with ``status`` if it has none of its own)."""
+    status = kind.status or status or 500
     body = {
-        "type": PROBLEM_TYPE + code,
-        "title": TITLES.get(status, "Error"),
+        "type": PROBLEM_TYPE + kind.code,
+        "title": kind.title,
         "status": status,
         "detail": detail,
-        "code": code,
+        "code": kind.code,
         **extra,
     }
     response = Response(json.dumps(body), status=status, mimetype=CONTENT_TYPE)
@@ -102,14 +69,11 @@ def problem(status: int, code: str, detail: str, headers: dict[str, str] | None 
 
 def from_engine(exc: MayIError) -> ServiceError:
     """The API error for an engine error."""
-    status = ENGINE_STATUS.get(exc.code, 409 if isinstance(exc, IllegalMoveError) else 422)
-    if isinstance(exc, InvalidMoveError) and status == 409:
-        status = 422
     extra = {k: v for k, v in exc.extra.items() if v is not None}
     headers = {}
     if exc.code == "claims_open" and "retry_after" in extra:
         headers["Retry-After"] = str(max(1, int(-(-extra["retry_after"] // 1))))
-    return ServiceError(status, exc.code, exc.message, headers, **extra)
+    return ServiceError(of_engine(exc.code), exc.message, headers, **extra)
 
 
 def _validation_detail(messages: Any, path: str = "") -> list[str]:
@@ -158,7 +122,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def _service(exc: ServiceError) -> Response:
-        return problem(exc.status, exc.code, exc.detail, exc.headers, **exc.extra)
+        return problem(exc.problem, exc.detail, exc.headers, **exc.extra)
 
     @app.errorhandler(MayIError)
     def _engine(exc: MayIError) -> Response:
@@ -166,7 +130,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(GameGone)
     def _gone(exc: GameGone) -> Response:
-        return problem(404, "not_found", str(exc))
+        return problem(Problem.NOT_FOUND, str(exc))
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
@@ -176,24 +140,25 @@ def register(app: Flask) -> None:
         if status == 422 and "messages" in data:
             details = _validation_detail(data["messages"])
             # Card codes the schema refused keep the engine's code (and words) for them.
-            code = "bad_card" if details and all(d.endswith(CARD_ERROR) for d in details) else "validation_error"
-            return problem(422, code, "; ".join(details) or "The request is not valid", errors=details)
+            cards = bool(details) and all(d.endswith(CARD_ERROR) for d in details)
+            kind = Problem.BAD_CARD if cards else Problem.VALIDATION_ERROR
+            return problem(kind, "; ".join(details) or "The request is not valid", errors=details)
         if status == 400 and "messages" in data:  # a body that is not JSON at all, say
             details = _validation_detail(data["messages"])
-            return problem(400, "bad_request", "; ".join(details) or "The request is not valid", errors=details)
+            return problem(Problem.BAD_REQUEST, "; ".join(details) or "The request is not valid", errors=details)
         if status == 429:
             headers["Retry-After"] = str(_retry_after())
             detail = f"Too many requests: the limit is {exc.description}. Retry after the Retry-After header's seconds."
-            return problem(429, "rate_limited", detail, headers)
+            return problem(Problem.RATE_LIMITED, detail, headers)
         if status == 405:
             headers["Allow"] = ", ".join(sorted(exc.valid_methods or [])) if hasattr(exc, "valid_methods") else ""
-        detail = exc.description or TITLES.get(status, "Error")
+        detail = exc.description or for_status(status).title
         if status == 404 and request.path and not data:
             detail = f"No resource at {request.path}"
         if status == 413:
             limit = current_app.config.get("MAX_CONTENT_LENGTH")
             detail = "The request body is too large" + (f": at most {limit:,} bytes" if limit else "")
-        return problem(status, HTTP_CODES.get(status, "error"), detail, headers)
+        return problem(for_status(status), detail, headers, status)
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
@@ -205,9 +170,9 @@ def register(app: Flask) -> None:
     @app.errorhandler(RedisClusterException)
     def _store_down(exc: Exception) -> Response:
         log.warning("Redis unavailable on %s %s: %s", request.method, request.path, exc)
-        return problem(503, "unavailable", UNAVAILABLE_DETAIL, {"Retry-After": "2"})
+        return problem(Problem.UNAVAILABLE, UNAVAILABLE_DETAIL, {"Retry-After": "2"})
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.path)
-        return problem(500, "internal_error", "Something went wrong on our side; it has been logged")
+        return problem(Problem.INTERNAL_ERROR, "Something went wrong on our side; it has been logged")

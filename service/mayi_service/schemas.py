@@ -16,7 +16,9 @@ from apispec import BasePlugin
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from mayi_bots import NAMES as HOUSE_BOTS
-from mayi_engine import VARIANTS, ErrorCode, GameStatus, InvalidMoveError, OptionSpec, parse_card
+from mayi_engine import VARIANTS, GameStatus, InvalidMoveError, OptionSpec, parse_card
+
+from .problem_types import PROBLEM_CODES
 
 #: Longest player name, in characters.
 NAME_MAX = 40
@@ -607,48 +609,11 @@ class OperationSecurity(BasePlugin):
                 operation["security"] = [{"bearer": []}]
 
 
-#: Codes a problem may carry: the engine's and the service's own.
-SERVICE_CODES = (
-    "bad_request",
-    "unauthorized",
-    "forbidden",
-    "not_found",
-    "method_not_allowed",
-    "not_acceptable",
-    "conflict",
-    "version_conflict",
-    "request_too_large",
-    "unsupported_media_type",
-    "validation_error",
-    "rate_limited",
-    "internal_error",
-    "unavailable",
-    "error",
-    "busy",
-    "server_busy",
-    "seat_taken",
-    "game_started",
-    "game_not_finished",
-    "too_many_open_tables",
-    "idempotency_key_reused",
-    "bot_already_seated",
-    "house_bots_unavailable",
-    "not_entered",
-    # gunicorn's own answers (mayi_service.server.GUNICORN_ERRORS), before the app sees the request
-    "request_timeout",
-    "expectation_failed",
-    "uri_too_long",
-    "headers_too_large",
-    "not_implemented",
-)
-PROBLEM_CODES = tuple(sorted({code.value for code in ErrorCode} | set(SERVICE_CODES)))
-
-
 class ProblemSchema(Schema):
     """An error as RFC 9457 problem details: ``code`` is stable; some codes add fields of their own."""
 
     type = _req(fields.String, metadata={"description": "A URI naming the code: .../problems/<code>"})
-    title = _req(fields.String, metadata={"description": "The HTTP status in words"})
+    title = _req(fields.String, metadata={"description": "The code in words (the same for every problem of a code)"})
     status = _req(fields.Integer, metadata={"description": "The HTTP status"})
     detail = _req(fields.String, metadata={"description": "What went wrong, in words a player understands"})
     code = _req(fields.String, validate=validate.OneOf(PROBLEM_CODES), metadata={"description": "Stable error code"})

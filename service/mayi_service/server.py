@@ -30,40 +30,25 @@ from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 # Nothing imported here may import redis or requests: gunicorn's master imports this module
 # for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
 from .deadlines import ERROR_CORS, BoundedConnections, not_implemented
+from .problem_types import CONTENT_TYPE, PROBLEM_TYPE, for_status
 
 log = logging.getLogger(__name__)
-
-#: The code of each error gunicorn answers by itself, before the app sees the request.
-GUNICORN_ERRORS = {
-    400: "bad_request",
-    403: "forbidden",
-    414: "uri_too_long",
-    408: "request_timeout",
-    413: "request_too_large",
-    417: "expectation_failed",
-    429: "rate_limited",
-    431: "headers_too_large",
-    500: "internal_error",
-    501: "not_implemented",
-}
 
 
 def problem_bytes(
     status: int, reason: str, message: str, limits: dict[str, int], headers: dict[str, str] | None = None
 ) -> bytes:
-    """A whole HTTP response: gunicorn's error ``status`` as problem details whose
-    ``detail`` names the limit or the rule the request broke, with ``headers`` (the
-    CORS headers) besides its own. The title is the reason phrase: the status's own
-    where gunicorn gives another's (its 501 is "Bad Request").
+    """A whole HTTP response: gunicorn's error ``status`` as the problem of that status
+    (:func:`~.problem_types.for_status`) whose ``detail`` names the limit or the rule the
+    request broke, with ``headers`` (the CORS headers) besides its own. The status line's
+    reason is the status's own where gunicorn gives another's (its 501 is "Bad Request").
 
     >>> head, _, body = problem_bytes(414, "URI Too Long", "Request Line is too large (9000 > 4094)",
     ...     {"limit_request_line": 4094}).partition(b"\\r\\n\\r\\n")
     >>> head.splitlines()[0], json.loads(body)["code"]
     (b'HTTP/1.1 414 URI Too Long', 'uri_too_long')
     """
-    from .problems import CONTENT_TYPE, PROBLEM_TYPE
-
-    code = GUNICORN_ERRORS.get(status, "bad_request" if 400 <= status < 500 else "internal_error")
+    kind = for_status(status)
     if reason == "Bad Request" and status != 400:  # (gunicorn's reason for its 501)
         with suppress(ValueError):
             reason = HTTPStatus(status).phrase
@@ -87,7 +72,9 @@ def problem_bytes(
         detail = "Something went wrong on our side; it has been logged"
     else:
         detail = f"The request is not valid HTTP/1.1: {message}" if message else "The request is not valid HTTP/1.1"
-    body = json.dumps({"type": PROBLEM_TYPE + code, "title": reason, "status": status, "detail": detail, "code": code})
+    body = json.dumps(
+        {"type": PROBLEM_TYPE + kind.code, "title": kind.title, "status": status, "detail": detail, "code": kind.code}
+    )
     extra = {"Retry-After": "1"} if status == 429 else {}
     extra.update(headers or {})
     lines = "".join(f"{name}: {value}\r\n" for name, value in extra.items())

@@ -30,10 +30,15 @@ from mayi_engine.rules import COMMON_OPTIONS, VARIANTS
 PACKAGE = Path(mayi_engine.__file__).parent
 
 
-def test_every_error_code_is_invalid_or_illegal():
-    invalid = {c.value for c in ErrorCode if c.invalid}
-    illegal = {c.value for c in ErrorCode if not c.invalid}
-    assert invalid == {
+def test_the_error_codes_are_the_engines_vocabulary():
+    """The codes the engine's errors carry (the service gives each its HTTP status)."""
+    assert {c.value for c in ErrorCode} == {
+        "not_your_turn",
+        "wrong_phase",
+        "claims_open",
+        "claim_not_allowed",
+        "game_over",
+        "not_due",
         "validation_error",
         "bad_card",
         "card_not_in_hand",
@@ -42,8 +47,7 @@ def test_every_error_code_is_invalid_or_illegal():
         "illegal_discard",
         "state_version",
     }
-    assert illegal == {"not_your_turn", "wrong_phase", "claims_open", "claim_not_allowed", "game_over", "not_due"}
-    assert all(c.http_status == (422 if c.invalid else 409) for c in ErrorCode)
+    assert not hasattr(ErrorCode.BAD_CARD, "http_status")  # the engine knows no HTTP
 
 
 def test_an_error_code_outside_the_enum_is_refused():

@@ -1,6 +1,6 @@
-"""Every problem code the service declares (``mayi_service.schemas.PROBLEM_CODES``, the
+"""Every problem code the service declares (``mayi_service.problem_types.Problem``, the
 OpenAPI document's enum) and every code docs/api.md documents has its own SDK exception,
-raised for that code at the documented status."""
+raised for that code at the registered status."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ import pytest
 
 from mayi_sdk import Client, LegalMove, errors
 from mayi_sdk.models import MOVE_PATHS
-from mayi_service.problems import ENGINE_STATUS, HTTP_CODES
-from mayi_service.schemas import PROBLEM_CODES
-from mayi_service.server import GUNICORN_ERRORS
+from mayi_service.problem_types import PROBLEM_CODES, Problem
 
 API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
@@ -33,13 +31,8 @@ def documented() -> dict[str, int]:
 
 
 def statuses() -> dict[str, int]:
-    """The status of each code, where the service declares or documents it."""
-    return {
-        **{code: status for status, code in GUNICORN_ERRORS.items()},
-        **{code: status for status, code in HTTP_CODES.items()},
-        **ENGINE_STATUS,
-        **documented(),
-    }
+    """The status of each code, as the service's problem registry gives it."""
+    return {p.code: p.status for p in Problem if p.status is not None}
 
 
 def test_the_documented_codes_are_the_declared_ones() -> None:

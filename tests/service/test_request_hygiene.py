@@ -2,7 +2,7 @@
 (issues 20 and 22), under a real ``mayi serve`` with its default settings:
 
 - a ``Transfer-Encoding`` other than ``chunked`` (``gzip``, ``identity``, ``gzip, chunked``)
-  is 501 ``not_implemented``, titled "Not Implemented" (it was 400, or read as plain chunked);
+  is 501 ``not_implemented``, titled "Not implemented" (it was 400, or read as plain chunked);
 - a JSON key written twice is 400 naming it (it was the last one winning); a ``charset``
   other than UTF-8 and a ``Content-Encoding`` other than ``identity`` are 415 (they were
   ignored), the latter with ``Accept-Encoding: identity``;
@@ -116,7 +116,7 @@ def test_a_transfer_coding_other_than_chunked_is_501_not_implemented(
     assert status == "HTTP/1.1 501 Not Implemented", (status, raw)
     found = problem(headers, raw)
     assert found["status"] == 501 and found["code"] == "not_implemented", found
-    assert found["title"] == "Not Implemented", found  # (was "Bad Request")
+    assert found["title"] == "Not implemented", found  # its code's title (was "Bad Request")
     assert "Transfer-Encoding" in str(found["detail"]) and named in str(found["detail"]), found
     assert "chunked" in str(found["detail"]), found
     # Plain chunked is still read; chunked twice is still malformed framing (400).

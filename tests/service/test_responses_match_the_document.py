@@ -39,7 +39,7 @@ from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
 from mayi_sdk.local import bot_policy
 from mayi_service.games import visible
-from mayi_service.problems import HTTP_CODES
+from mayi_service.problem_types import PROBLEM_CODES
 from mayi_service.repository import GameRepository
 from mayi_service.schemas import EVENT_TYPES, EVENTS_PAGE
 
@@ -113,7 +113,7 @@ def test_a_problem_is_closed_and_its_code_one_of_the_enum() -> None:
 def test_problem_codes_are_the_engines_and_the_services() -> None:
     codes = set(spec()["components"]["schemas"]["Problem"]["properties"]["code"]["enum"])
     assert {code.value for code in ErrorCode} <= codes
-    assert set(HTTP_CODES.values()) <= codes
+    assert set(PROBLEM_CODES) == codes
 
 
 def test_legal_moves_are_the_request_bodies_with_their_type() -> None:

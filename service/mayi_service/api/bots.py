@@ -14,7 +14,7 @@ from .. import codec, webhooks
 from .. import schemas as s
 from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
 from ..deadlines import HangUp
-from ..problems import ServiceError
+from ..problems import Problem, ServiceError
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
 from .games import WAITS, _client_key, _slot, _slot_errors
 
@@ -35,7 +35,7 @@ def seat_for_bot(game_id: str, token: str | None) -> tuple[str, str, str] | None
     registry = bots()
     bot_id = registry.require(token)
     if game_id in registry.seats_of(bot_id):
-        raise ServiceError(409, "bot_already_seated", f"This bot already holds a seat at game {game_id}")
+        raise ServiceError(Problem.BOT_ALREADY_SEATED, f"This bot already holds a seat at game {game_id}")
     return bot_id, seat_digest(bot_id), str(token)
 
 

@@ -17,7 +17,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
 from ..games import Games
-from ..problems import CONTENT_TYPE, TITLES, ServiceError
+from ..problems import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status
 from ..schemas import ProblemSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -35,6 +35,9 @@ _ERROR_TEXT = {
     503: "Busy, or the game store is not reachable: retry after Retry-After seconds "
     "(an action may have been applied: retry with the same Idempotency-Key)",
 }
+
+#: The problem of a status's example, where it is not the status's own (:func:`for_status`).
+_EXAMPLE = {p.status: p for p in (Problem.NOT_YOUR_TURN, Problem.BUSY)}
 
 #: Statuses whose problems carry a ``Retry-After`` header (409: only ``claims_open``).
 _RETRY_AFTER = (409, 429, 503)
@@ -73,8 +76,7 @@ def bearer_token() -> str | None:
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise ServiceError(
-            401,
-            "unauthorized",
+            Problem.UNAUTHORIZED,
             "Authorization: send 'Bearer <token>' with the token you were given",
             {"WWW-Authenticate": 'Bearer realm="mayi"'},
         )
@@ -94,23 +96,13 @@ def document_errors(*statuses: int) -> Callable[[F], F]:
 
     def decorate(func: F) -> F:
         for status in statuses:
+            kind = _EXAMPLE.get(status) or for_status(status)
             example = {
-                "type": f"https://mayi.invalid/problems/{'rate_limited' if status == 429 else 'example'}",
-                "title": TITLES[status],
+                "type": PROBLEM_TYPE + kind.code,
+                "title": kind.title,
                 "status": status,
                 "detail": _ERROR_TEXT[status],
-                "code": {
-                    400: "bad_request",
-                    401: "unauthorized",
-                    403: "forbidden",
-                    404: "not_found",
-                    409: "not_your_turn",
-                    412: "version_conflict",
-                    413: "request_too_large",
-                    422: "validation_error",
-                    429: "rate_limited",
-                    503: "busy",
-                }[status],
+                "code": kind.code,
             }
             headers: dict[str, Any] | None = None
             if status in _RETRY_AFTER:
@@ -194,8 +186,7 @@ def _readable(req: flask.Request) -> None:
     coding = environ.get("HTTP_CONTENT_ENCODING")
     if coding is not None and coding.strip().lower() not in ("", "identity"):
         raise ServiceError(
-            415,
-            "unsupported_media_type",
+            Problem.UNSUPPORTED_MEDIA_TYPE,
             f"Content-Encoding: {coding[:40]!r} is not read: send the body as it is (no Content-Encoding)",
             {"Accept-Encoding": "identity"},
         )
@@ -203,8 +194,7 @@ def _readable(req: flask.Request) -> None:
         charset = req.mimetype_params.get("charset")
         if charset is not None and charset.strip().lower() != "utf-8":
             raise ServiceError(
-                415,
-                "unsupported_media_type",
+                Problem.UNSUPPORTED_MEDIA_TYPE,
                 f"Content-Type: charset={charset[:40]!r} is not read: a JSON body is UTF-8 (charset=utf-8, or none)",
             )
 

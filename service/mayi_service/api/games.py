@@ -26,7 +26,7 @@ from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
 from ..hub import WINDOW_EVENTS, SharedEvent
-from ..problems import CONTENT_TYPE, ServiceError
+from ..problems import CONTENT_TYPE, Problem, ServiceError
 from ..repository import StreamSlotsFull
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
 
@@ -78,10 +78,10 @@ def _if_match(game_id: str) -> int | None:
         head, _, _seat = text.rpartition("-")
         game, _, version = head.rpartition("-")
         if not _is_number(version):
-            raise ServiceError(422, "validation_error", "If-Match: give the game version you saw, or its ETag")
+            raise ServiceError(Problem.VALIDATION_ERROR, "If-Match: give the game version you saw, or its ETag")
         return int(version) if game == game_id else -1
     if not _is_number(text):
-        raise ServiceError(422, "validation_error", "If-Match: give the game version you saw (a whole number)")
+        raise ServiceError(Problem.VALIDATION_ERROR, "If-Match: give the game version you saw (a whole number)")
     return int(text)
 
 
@@ -102,7 +102,7 @@ def _if_key() -> str | None:
         return None
     key = text[len(KEY_PREFIX) :]
     if not 1 <= len(key) <= 64:
-        raise ServiceError(422, "validation_error", "If-Match: give key:<the decision's key>, 1 to 64 characters")
+        raise ServiceError(Problem.VALIDATION_ERROR, "If-Match: give key:<the decision's key>, 1 to 64 characters")
     return key
 
 
@@ -117,7 +117,7 @@ def _idempotency_key() -> str | None:
     if key is None:
         return None
     if not 1 <= len(key) <= 255:
-        raise ServiceError(422, "validation_error", "Idempotency-Key: 1 to 255 characters")
+        raise ServiceError(Problem.VALIDATION_ERROR, "Idempotency-Key: 1 to 255 characters")
     return key
 
 
@@ -254,13 +254,13 @@ class Seats(MethodView):
         if house_bot is not None:
             if bearer_token():
                 raise ServiceError(
-                    422, "validation_error", "house_bot: a house bot takes a seat without a token; send none"
+                    Problem.VALIDATION_ERROR, "house_bot: a house bot takes a seat without a token; send none"
                 )
             games.house.require()
             record, seat, _ = games.take_seat(game_id, data.get("name"), data.get("seat"), house_bot=house_bot)
             return {"seat": seat, "token": None, "game": games.view(record, Viewer(None))}
         if "name" not in data:
-            raise ServiceError(422, "validation_error", "name: required (or house_bot, to seat a house bot)")
+            raise ServiceError(Problem.VALIDATION_ERROR, "name: required (or house_bot, to seat a house bot)")
         # -- bot platform hook: a bot token takes the seat for its bot (mayi_service.bots) --
         from .bots import seat_for_bot
 
@@ -407,10 +407,10 @@ class EventStream(MethodView):
         record, viewer = games.load_as(game_id, token)
         after = request.args.get("after")
         if after is not None and not _is_number(after):
-            raise ServiceError(422, "validation_error", "after: give the number of the last event you saw")
+            raise ServiceError(Problem.VALIDATION_ERROR, "after: give the number of the last event you saw")
         raw = request.headers.get("Last-Event-ID") or after or "0"
         if not _is_number(raw):
-            raise ServiceError(422, "validation_error", "Last-Event-ID: give the number of the last event you saw")
+            raise ServiceError(Problem.VALIDATION_ERROR, "Last-Event-ID: give the number of the last event you saw")
         if record.status == GameStatus.FINISHED and record.seq <= int(raw):
             # Everything was sent: 204 tells an EventSource to stop reconnecting.
             return current_app.response_class(status=204)
@@ -499,8 +499,7 @@ def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
         yield
     except ProcessSlotsFull as exc:
         raise ServiceError(
-            503,
-            "server_busy",
+            Problem.SERVER_BUSY,
             f"This server process already holds {exc.limit} event streams and waiting "
             "long-polls, its limit (MAYI_MAX_WAITING_PER_PROCESS); retry after Retry-After seconds, "
             "or read the events without waiting (wait=0)",
@@ -508,8 +507,7 @@ def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
         ) from exc
     except AddressSlotsFull as exc:
         raise ServiceError(
-            429,
-            "rate_limited",
+            Problem.RATE_LIMITED,
             f"Too many event streams and waiting long-polls from {exc.address} at once: at most {exc.limit} per "
             "address in a server process, over all of its tokens (MAYI_MAX_WAITING_PER_ADDRESS); close one, "
             "or retry after Retry-After seconds",
@@ -517,8 +515,7 @@ def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
         ) from exc
     except StreamSlotsFull as exc:
         raise ServiceError(
-            429,
-            "rate_limited",
+            Problem.RATE_LIMITED,
             f"Too many {kind.what} at once: at most {per_client} per token (or per address without one), "
             f"the limit {kind.setting}{kind.advice}",
             {"Retry-After": kind.retry_after},

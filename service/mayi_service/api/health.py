@@ -14,7 +14,7 @@ from prometheus_client.core import GaugeMetricFamily
 from mayi_engine import GameStatus
 
 from .. import schemas as s
-from ..problems import ServiceError
+from ..problems import Problem, ServiceError
 from ..store import reachable
 from .common import StrictBlueprint, document_errors, services
 
@@ -74,8 +74,7 @@ class Metrics(MethodView):
             given = request.headers.get("Authorization", "").partition(" ")[2].strip()
             if not hmac.compare_digest(given.encode(), expected.encode()):
                 raise ServiceError(
-                    401,
-                    "unauthorized",
+                    Problem.UNAUTHORIZED,
                     "/metrics needs the operator's metrics token: 'Authorization: Bearer <MAYI_METRICS_TOKEN>'",
                     {"WWW-Authenticate": 'Bearer realm="mayi-metrics"'},
                 )

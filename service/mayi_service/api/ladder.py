@@ -12,7 +12,7 @@ from mayi_engine import VARIANTS
 
 from .. import schemas as s
 from ..ladder import PROVISIONAL_GAMES, Ladder
-from ..problems import ServiceError
+from ..problems import Problem, ServiceError
 from .bots import bots
 from .common import StrictBlueprint, bearer_token, document_errors
 
@@ -195,7 +195,7 @@ class Entry(MethodView):
         """
         bot_id = bots().require(bearer_token())
         if variant not in VARIANTS or not ladder().leave(variant, bot_id):
-            raise ServiceError(404, "not_entered", f"variant: this bot is not entered in the {variant!r} ladder")
+            raise ServiceError(Problem.NOT_ENTERED, f"variant: this bot is not entered in the {variant!r} ladder")
         return current_app.response_class(status=204)
 
 
@@ -230,7 +230,7 @@ class LadderBot(MethodView):
         """
         found = ladder().standing(query["variant"], bot_id)
         if found is None:
-            raise ServiceError(404, "not_found", f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
+            raise ServiceError(Problem.NOT_FOUND, f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
         return {"variant": query["variant"], **found}
 
 
@@ -248,5 +248,5 @@ class History(MethodView):
         board = ladder()
         history = board.history(query["variant"], bot_id, query["limit"])
         if not history and board.standing(query["variant"], bot_id) is None:
-            raise ServiceError(404, "not_found", f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
+            raise ServiceError(Problem.NOT_FOUND, f"bot_id: {bot_id!r} never entered the {query['variant']!r} ladder")
         return {"variant": query["variant"], "bot_id": bot_id, "history": history}
