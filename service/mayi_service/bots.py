@@ -426,7 +426,7 @@ class Bots:
             for game_id in missing:
                 pipe.hgetall(self.repo.game_key(game_id))
             read.update(zip(missing, pipe.execute(), strict=True))
-        loaded = (self.repo._record(g, read[g]) for g in held)
+        loaded = (self.repo.record_of(g, read[g]) for g in held)
         records = {r.id: r for r in loaded if r is not None}
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
