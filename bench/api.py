@@ -620,7 +620,7 @@ def _tables(url: str, prefix: str) -> Any:
     from mayi_service.store import connect
 
     repo = GameRepository(connect(url), prefix)
-    return Games(repo, on_commit=Clock(repo, None).on_commit)
+    return Games(repo, listeners=(Clock(repo, None),))
 
 
 def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:

@@ -119,7 +119,7 @@ def measure_actions(url: str, prefix: str, games: int, seed: int, limits: bool) 
         overrides.update(rate_limit_create="100000 per minute", max_open_tables_per_address=0)
     app = create_app(**overrides)
     store = app.extensions["mayi"].redis
-    jobs = app.extensions["mayi_jobs"]
+    jobs = app.extensions["mayi"].jobs
     separate_jobs = jobs is not store
     before, jobs_before = snapshot(store), snapshot(jobs) if separate_jobs else None
     actions, gets = play(app, seed, games)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import redis
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, request
 from flask_cors import CORS
 from flask_limiter import ApplicationLimit, Limiter
 from flask_smorest import Api
@@ -21,8 +21,7 @@ from . import problems
 from .api import bots as bots_api
 from .api import games, health
 from .api import ladder as ladder_api
-from .api.common import DECISION, Services, bearer_token
-from .clock import game_parts
+from .api.common import DECISION, bearer_token
 from .config import CORS_EXPOSED_HEADERS, Settings
 from .games import token_hash
 from .schemas import (
@@ -33,7 +32,8 @@ from .schemas import (
     register_unions,
     union2properties,
 )
-from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, connect, is_cluster_url, jobs_url, redis_url
+from .service import Service
+from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, is_cluster_url
 from .web import blp as _web_blp
 from .web import docs_headers as web_docs_headers
 
@@ -171,12 +171,7 @@ class _App(Flask):
 def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     """Build the API app. Settings come from the environment unless given."""
     settings = settings or Settings.from_env(**overrides)
-    url = redis_url(settings.redis_url, settings.data_dir)
-    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
-    client = connect(url)
-    game_service, clock = game_parts(settings, client)
-    # A bound on open tables per client address, part of the abuse limits (off with them).
-    game_service.max_open_per_owner = settings.max_open_tables_per_address if settings.rate_limits_enabled else 0
+    service = Service(settings)
 
     app = _App("mayi_service")
     app.config.update(
@@ -204,13 +199,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
-    app.extensions["mayi"] = Services(settings, game_service, client)
-    app.extensions["mayi_bots"] = game_service.bots  # bot platform (wired in clock.game_parts)
-    app.extensions["mayi_url"] = url
-    app.extensions["mayi_jobs"] = clock.jobs  # the Redis of the RQ jobs (its own on a cluster)
-    from .ladder import Ladder  # the bot ladder (its jobs run in the worker)
-
-    app.extensions["mayi_ladder"] = Ladder(game_service, settings)
+    app.extensions["mayi"] = service  # what the views use (api.common.services)
 
     api = _Api(app)
     api.ma_plugin.converter.add_attribute_function(union2properties)
@@ -224,7 +213,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     refine_components(api.spec)
     problems.register(app)
 
-    _rate_limits(app, settings, url)
+    _rate_limits(app, settings, service.url)
     _request_hooks(app, settings)
     _docs(app)
     return app
@@ -319,7 +308,6 @@ def _rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
         # tested as its view is called, then take their place in ``current_limits``.
         request.environ[TESTED] = limiter.current_limits
 
-    app.extensions["mayi_limiter"] = limiter
     return limiter
 
 
@@ -359,7 +347,7 @@ def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Respo
         return policies.get((scope, limit.limit)) or scope
 
     def announce(response: Response) -> Response:
-        limiter: Limiter | None = current_app.extensions.get("mayi_limiter")
+        limiter = problems.limiter()
         if limiter is None:
             return response
         routes = limiter.current_limits

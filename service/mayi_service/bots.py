@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import redis
 
@@ -46,9 +46,18 @@ from mayi_engine.state import GameStatus
 
 from . import codec
 from .decisions import decision_entry, decision_key
-from .games import AddressSlotsFull, Games, ProcessSlotsFull, StreamSlotsFull, Viewer, WaitSlot, new_token, token_hash
+from .games import (
+    AddressSlotsFull,
+    ProcessSlotsFull,
+    StreamSlotsFull,
+    Viewer,
+    WaitSlot,
+    game_view,
+    new_token,
+    token_hash,
+)
 from .problems import Problem, ServiceError
-from .repository import LEASE_LUA, GameRecord, GameRepository, Wake
+from .repository import LEASE_LUA, Change, Committed, GameRecord, GameRepository, Wake
 
 if TYPE_CHECKING:
     from .deadlines import HangUp
@@ -150,14 +159,35 @@ class BotRecord:
     old_secret: str | None
 
 
+def bot_key(prefix: str, bot_id: str) -> str:
+    """The key of the hash of bot ``bot_id``'s account, under ``prefix``."""
+    return f"{prefix}:{{bot:{bot_id}}}:bot"
+
+
+class Deliveries(Protocol):
+    """Where the decisions of the woken webhook bots go (:class:`mayi_service.webhooks.Webhooks`)."""
+
+    def on_commit(
+        self,
+        record: GameRecord,
+        seats: dict[int, str],
+        state: engine.State | None = None,
+        urls: dict[str, str | None] | None = None,
+    ) -> None:
+        """Deliver the decisions of the woken ``seats`` (seat → bot id) at ``record``."""
+        ...
+
+
 class Bots:
-    """Bot accounts and their decisions, over the service's Redis and :class:`Games`."""
+    """Bot accounts and their decisions, over the service's Redis (a commit listener of
+    :class:`~mayi_service.games.Games`: each commit wakes the bots it gives a decision, and
+    hands the webhook bots' to ``deliveries``)."""
 
     def __init__(
         self,
         repo: GameRepository,
-        games: Games,
         *,
+        deliveries: Deliveries | None = None,
         secret_overlap: float = 24 * 3600,
         idle_ttl: int = 0,
         clock: Callable[[], float] = time.time,
@@ -165,7 +195,7 @@ class Bots:
         self.repo = repo
         self.r: redis.Redis = repo.r
         self.prefix = repo.prefix
-        self.games = games
+        self.deliveries = deliveries
         self.clock = clock
         #: How long the previous secret still signs (beside the new one) after a rotation.
         self.secret_overlap = secret_overlap
@@ -183,18 +213,10 @@ class Bots:
         bot_head, seq_tail = self.wake_seq_key("\0").split("\0")
         game_head, game_tail = repo.game_key("\0").split("\0")
         self._poll_key_parts = (bot_head, seq_tail, self.games_key("\0").split("\0")[1], game_head, game_tail)
-        #: Webhook deliveries (set by :func:`mayi_service.clock.game_parts`): the hook
-        #: :meth:`after_commit` calls with the woken seats' bot ids (seat → bot id), the state,
-        #: and the woken bots' ``webhook_url`` if the commit read them (see
-        #: :meth:`mayi_service.webhooks.Webhooks.on_commit`); and the sender.
-        self.deliver: (
-            Callable[[GameRecord, dict[int, str], engine.State | None, dict[str, str | None] | None], None] | None
-        ) = None
-        self.webhooks: Any = None
 
     # -- keys ---------------------------------------------------------------
     def bot_key(self, bot_id: str) -> str:
-        return f"{self.prefix}:{{bot:{bot_id}}}:bot"
+        return bot_key(self.prefix, bot_id)
 
     def games_key(self, bot_id: str) -> str:
         return f"{self.prefix}:{{bot:{bot_id}}}:games"
@@ -367,12 +389,12 @@ class Bots:
         # The seat's commit (which may have started the game) came before the bot's games were
         # written: wake it again, so that its poll sees this game.
         self._wake([bot_id], game_id)
-        if self.deliver is not None:
+        if self.deliveries is not None:
             record = self.repo.load(game_id)
             if record is not None and not record.meta.knows_bots:
                 # A table whose meta lacks some bot ids (stored before they were kept): the
                 # commit's hook read the seats before this one was written; deliver here.
-                self.deliver(record, {seat: bot_id}, None, None)
+                self.deliveries.on_commit(record, {seat: bot_id}, None, None)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -403,7 +425,7 @@ class Bots:
             for game_id in missing:
                 pipe.hgetall(self.repo.game_key(game_id))
             read.update(zip(missing, pipe.execute(), strict=True))
-        loaded = (self.repo._record(g, read[g]) for g in held)
+        loaded = (self.repo.record_of(g, read[g]) for g in held)
         records = {r.id: r for r in loaded if r is not None}
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
@@ -426,7 +448,7 @@ class Bots:
                         # The window's clock changes the legal moves without a commit.
                         page.changes_at = closes if page.changes_at is None else min(page.changes_at, closes)
                     continue
-                page.decisions.append(decision_entry(self.games.view(record, Viewer(seat), now, state), key))
+                page.decisions.append(decision_entry(game_view(record, Viewer(seat), now, state), key))
         return page
 
     def _state(self, text: str) -> engine.State:
@@ -579,7 +601,24 @@ class Bots:
                     slot.give()
             raise
 
-    # -- the commit hooks --------------------------------------------------------
+    # -- the commit listener -----------------------------------------------------
+    def plan_commit(
+        self,
+        before: GameRecord | None,
+        after: GameRecord,
+        change: Change | None,
+        state: engine.State | None,
+        before_state: engine.State | None,
+        now: float,
+    ) -> None:
+        """The commit wakes the bots it gives a decision (:meth:`plan_wake`)."""
+        if change is not None:
+            change.wake = self.plan_wake(after, state, before_state, now)
+
+    def committed(self, record: GameRecord, state: engine.State | None, committed: Committed | None) -> None:
+        """Wake the bots the commit did not wake itself, and deliver (:meth:`after_commit`)."""
+        self.after_commit(record, state, committed.woken if committed is not None else None)
+
     def plan_wake(
         self,
         record: GameRecord,
@@ -588,10 +627,10 @@ class Bots:
         now: float | None = None,
     ) -> Wake | None:
         """The wake of the bots of ``record`` that may have a decision now, for the commit that
-        makes ``record`` to do itself (a hook of :meth:`Games._commit`; ``state``: the
+        makes ``record`` to do itself (``state``: the
         record's engine state, if the caller has it): on a single Redis, for a table whose
         meta names its bots, the commit script wakes them once it has written (a failed
-        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliver` while it
+        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliveries` while it
         is there. A game no bot sits at (most) costs nothing: no key joins the commit.
         ``None`` (a cluster, or a meta from before bot ids were kept): :meth:`after_commit`
         wakes them after the commit."""
@@ -609,7 +648,7 @@ class Bots:
         if not bots:
             return _NOBODY
         keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
-        urls = self.deliver is not None and record.status == GameStatus.PLAYING
+        urls = self.deliveries is not None and record.status == GameStatus.PLAYING
         return Wake(record.id, tuple(bots), keys, WAKE_KEEP, urls)
 
     def after_commit(
@@ -618,13 +657,13 @@ class Bots:
         """Wake the bots of ``record`` that may have a decision now (called after every
         commit of a game; ``state``: the record's engine state, if the caller has it): each
         gets a wake entry, so its waiting long-polls look again; then hand them to
-        :attr:`deliver`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
+        :attr:`deliveries`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
         their ``webhook_url``, so only the deliveries are left to do; ``None``: wake them here,
         one call per bot on a cluster (their keys live in their own slots)."""
         if woken is not None:
-            if self.deliver is not None and any(woken.values()):
+            if self.deliveries is not None and any(woken.values()):
                 seats = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in woken}
-                self.deliver(record, seats, state, woken)
+                self.deliveries.on_commit(record, seats, state, woken)
             return
         seats = waking_seats(record, state)
         if not seats:
@@ -635,8 +674,20 @@ class Bots:
             by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
         by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
         self._wake(sorted(set(by_seat.values())), record.id)
-        if self.deliver is not None:  # webhook deliveries (mayi_service.webhooks)
-            self.deliver(record, by_seat, state, None)
+        if self.deliveries is not None:  # webhook deliveries (mayi_service.webhooks)
+            self.deliveries.on_commit(record, by_seat, state, None)
+
+
+def seat_for_bot(registry: Bots, game_id: str, token: str | None) -> tuple[str, str, str] | None:
+    """For a seat taken with a bot token: the bot id, what stands for it in the game's token
+    map, and the token (``None``: not a bot token). 401 for a bot token no longer valid, 409
+    when the bot already sits at this game."""
+    if not is_bot_token(token):
+        return None
+    bot_id = registry.require(token)
+    if game_id in registry.seats_of(bot_id):
+        raise ServiceError(Problem.BOT_ALREADY_SEATED, f"This bot already holds a seat at game {game_id}")
+    return bot_id, seat_digest(bot_id), str(token)
 
 
 def waking_seats(

@@ -353,10 +353,11 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None
 
     from redis.exceptions import RedisClusterException
 
-    from .clock import _worker_parts, queue_names, run_worker, start_sweeper, start_timer
+    from .clock import run_worker, start_sweeper, start_timer
     from .config import Settings
-    from .ladder import _worker_ladder, start_ticker
+    from .ladder import start_ticker
     from .processes import die_with_parent
+    from .service import queue_names, worker_service
     from .webhooks import start_dispatcher
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
@@ -369,11 +370,12 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None
         return
     _require_redis(settings, wait_as="mayi worker")
     try:
-        games, clock = _worker_parts()
+        service = worker_service()
     except ValueError as exc:  # a setting that is wrong (it is named)
         raise click.ClickException(str(exc)) from exc
     except RedisClusterException as exc:
         raise click.ClickException(f"REDIS_URL: {exc}") from exc
+    games, clock = service.games, service.clock
     stop = threading.Event()
     if not no_sweeper and not burst:
         if "games" in kinds:
@@ -381,16 +383,16 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None
             if settings.schedule_clock_jobs:
                 start_timer(games, clock, settings.clock_poll_seconds, stop)
         if "ladder" in kinds:
-            start_ticker(_worker_ladder(), stop)
+            start_ticker(service.ladder, stop)
     if "webhooks" in kinds:  # the deliveries that fall due: retries, and attempts a dead worker left
         if burst:
-            games.bots.webhooks.dispatch()
+            service.webhooks.dispatch()
         else:
-            start_dispatcher(games.bots.webhooks, stop)
+            start_dispatcher(service.webhooks, stop)
     try:
         # RQ's scheduler queues the clock jobs (due later); webhooks and the ladder have none.
         scheduler = "games" in kinds
-        run_worker(clock.jobs, queue_names(settings, kinds), burst=burst, scheduler=scheduler)  # MAYI_JOBS_REDIS_URL
+        run_worker(service.jobs, queue_names(settings, kinds), burst=burst, scheduler=scheduler)  # MAYI_JOBS_REDIS_URL
     finally:
         stop.set()
 
@@ -403,10 +405,10 @@ def _check_worker(settings: Settings, kinds: list[str]) -> None:
 
     from rq import Worker
 
-    from .clock import _worker_parts, queue_names
+    from .service import queue_names, worker_service
 
     _require_redis(settings)
-    _, clock = _worker_parts()
+    jobs = worker_service().jobs
     host, wanted = socket.gethostname(), sorted(queue_names(settings, kinds))
 
     def here(pid: int | None) -> bool:
@@ -416,9 +418,7 @@ def _check_worker(settings: Settings, kinds: list[str]) -> None:
         except OSError:
             return False
 
-    if not any(
-        w.hostname == host and sorted(w.queue_names()) == wanted and here(w.pid) for w in Worker.all(clock.jobs)
-    ):
+    if not any(w.hostname == host and sorted(w.queue_names()) == wanted and here(w.pid) for w in Worker.all(jobs)):
         raise click.ClickException(f"no RQ worker of --jobs {','.join(kinds)} on {host} is registered in Redis")
 
 
@@ -499,19 +499,18 @@ def replay(game_id: str, as_json: bool) -> None:
 
     Reads the game from REDIS_URL (without it, the embedded Redis in ./var: --data-dir,
     MAYI_DATA_DIR)."""
-    from .clock import game_parts
     from .config import Settings
     from .problems import ServiceError
     from .replay_text import replay_lines
     from .repository import GameGone
-    from .store import connect, redis_url
+    from .service import Service
 
     settings = Settings.from_env(schedule_clock_jobs=False)
     if not settings.redis_url and not os.path.isdir(settings.data_dir):
         where = os.path.abspath(settings.data_dir)
         raise click.ClickException(f"MAYI_DATA_DIR (--data-dir): no games are kept in {where}: it does not exist")
     _require_redis(settings)
-    games, _ = game_parts(settings, connect(redis_url(settings.redis_url, settings.data_dir)))
+    games = Service(settings).games
     try:
         found = games.replay(game_id)
     except GameGone as exc:

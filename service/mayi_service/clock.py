@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import redis
 from redis.exceptions import WatchError
@@ -47,15 +48,19 @@ from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
 from mayi_engine.state import State
 
-from .config import Settings
 from .games import Games
-from .repository import CLOCK_GRACE_SECONDS, GameRecord, GameRepository, Wake
-from .store import UNREACHABLE, Outage, connect, is_cluster, jobs_url, redis_url
+from .repository import CLOCK_GRACE_SECONDS, Change, Committed, GameRecord, GameRepository
+from .store import UNREACHABLE, Outage
+
+if TYPE_CHECKING:
+    from .house import HouseBots
 
 log = logging.getLogger(__name__)
 
 #: How often the sweeper drops expired games from the indexes, in seconds.
 PRUNE_SECONDS = 60.0
+#: The RQ job of a game's clock (:func:`mayi_service.jobs.run_clock_job`).
+CLOCK_JOB = "mayi_service.jobs.run_clock_job"
 
 
 def job_id(game_id: str, at: int) -> str:
@@ -64,17 +69,58 @@ def job_id(game_id: str, at: int) -> str:
 
 
 class Clock:
-    """Schedules and runs the clock jobs of the games of one repository."""
+    """Schedules and runs the clock jobs of the games of one repository (a commit listener
+    of :class:`~mayi_service.games.Games`). ``jobs``: the Redis of the RQ jobs (default: the
+    queue's); ``house``: the house bots whose lost decisions the sweeper queues again."""
 
-    def __init__(self, repo: GameRepository, queue: Queue | None, now: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        repo: GameRepository,
+        queue: Queue | None,
+        now: Callable[[], float] = time.time,
+        *,
+        jobs: redis.Redis | None = None,
+        house: HouseBots | None = None,
+    ) -> None:
         self.repo = repo
         self.queue = queue
         self.now = now
+        self.house = house
         self._prune_at = 0.0
         #: The games whose deadline :meth:`tick` played, and that deadline.
         self._played: dict[str, float] = {}
         #: The Redis of the jobs (RQ): the queue's, or the one its worker would use.
-        self.jobs: redis.Redis | None = queue.connection if queue is not None else None
+        self.jobs: redis.Redis | None = jobs if jobs is not None else queue.connection if queue is not None else None
+
+    # -- the commit listener ----------------------------------------------------
+    def plan_commit(
+        self,
+        before: GameRecord | None,
+        after: GameRecord,
+        change: Change | None,
+        state: State | None,
+        before_state: State | None,
+        now: float,
+    ) -> None:
+        """A game's first clock (it starts) goes in the sweeper's index before the commit, so
+        that a process that dies between the commit and queueing the clock job leaves it to
+        the sweeper."""
+        if before is None:
+            if after.deadline is not None:
+                self.repo.index_clock(after.id, math.ceil(after.deadline))
+        elif change is not None and change.clock is not None and before.clock_at is None:
+            self.repo.index_clock(before.id, change.clock)
+
+    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
+        """Schedule the clock job the commit script said the commit needs (a new table: claim its clock)."""
+        if committed is not None:
+            if committed.clock_at:
+                self.on_commit(record, committed.clock_at)
+            return
+        if record.status == GameStatus.PLAYING:
+            _, at = self.repo.claim_clock(record.id, None)
+            if at is not None:
+                self.on_commit(record, at)
 
     def on_commit(self, record: GameRecord, at: int) -> None:
         """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
@@ -89,7 +135,7 @@ class Clock:
             self._drop(job_id(game_id, int(replaces)))
         self.queue.enqueue_at(
             datetime.fromtimestamp(at, UTC),
-            run_clock_job,
+            CLOCK_JOB,
             game_id,
             at,
             job_id=job_id(game_id, at),
@@ -195,9 +241,9 @@ class Clock:
         if self.now() >= self._prune_at:
             self._prune_at = self.now() + PRUNE_SECONDS
             self.repo.prune_indexes(self.now(), VARIANTS)
-        if games.house is not None:
+        if self.house is not None:
             try:
-                games.house.redrive()
+                self.house.redrive()
             except UNREACHABLE:
                 raise
             except Exception:  # the clocks below come first
@@ -211,95 +257,8 @@ class Clock:
         return len(due)
 
 
-def jobs_connection(settings: Settings, client: redis.Redis) -> redis.Redis:
-    """The Redis for jobs (RQ): ``MAYI_JOBS_REDIS_URL``'s, else ``client`` itself. RQ does
-    not run on a Redis Cluster, so a cluster needs a jobs Redis of its own (``ValueError``
-    naming the setting otherwise)."""
-    # jobs_url refuses a cluster, and a cluster client without a jobs URL, naming the setting.
-    url = jobs_url("redis+cluster://" if is_cluster(client) else "", settings.jobs_redis_url)
-    return connect(url, "MAYI_JOBS_REDIS_URL") if url else client
-
-
-def game_parts(settings: Settings, client: redis.Redis, jobs: redis.Redis | None = None) -> tuple[Games, Clock]:
-    """The games of ``settings`` stored through ``client``, with their clock: built the
-    same way for the API and for the worker. Jobs go to ``jobs`` (default:
-    :func:`jobs_connection`): every RQ queue of the service is made here, from
-    ``clock.jobs``."""
-    repo = GameRepository(
-        client,
-        settings.key_prefix,
-        settings.idempotency_ttl,
-        waiting_ttl=settings.waiting_ttl,
-        finished_ttl=settings.finished_ttl,
-    )
-    jobs = jobs if jobs is not None else jobs_connection(settings, client)
-    queue = Queue(settings.queue_name, connection=jobs) if settings.schedule_clock_jobs else None
-    clock = Clock(repo, queue)
-    clock.jobs = jobs
-    games = Games(repo, on_commit=clock.on_commit)
-    from .bots import Bots  # bot platform: API and worker share it; the clock's commits wake bots too
-    from .house import HouseBots  # house bots: the API seats them, the worker plays them
-
-    bots = games.bots = Bots(
-        repo, games, secret_overlap=settings.webhook_secret_overlap_seconds, idle_ttl=settings.bot_idle_ttl
-    )
-    house = games.house = HouseBots(games, queue, settings.house_bot_seconds)
-    games.load_with_seat = bots.load_with_seat
-
-    def plan_wake(record: GameRecord, state: State | None, before: State | None, now: float) -> Wake | None:
-        return house.plan(record, state, now, bots.plan_wake(record, state, before, now))
-
-    games.plan_wake = plan_wake
-    from .webhooks import Webhooks, queue_name_for  # webhook deliveries: jobs beside the clock's
-
-    bots.webhooks = Webhooks(games, Queue(queue_name_for(settings.queue_name), connection=jobs), settings)
-    bots.deliver = bots.webhooks.on_commit
-
-    def after_commit(record: GameRecord, state: State | None, woken: dict[str, str | None] | None) -> None:
-        bots.after_commit(record, state, woken)
-        house.after_commit(record, state, in_commit=woken is not None)
-
-    games.after_commit = after_commit
-    return games, clock
-
-
-@lru_cache(maxsize=1)
-def _worker_parts() -> tuple[Games, Clock]:
-    settings = Settings.from_env()
-    url = redis_url(settings.redis_url, settings.data_dir)
-    jobs_url(url, settings.jobs_redis_url)  # a cluster needs a Redis of its own for the jobs: say so first
-    return game_parts(settings, connect(url))
-
-
-def job_queue(clock: Clock, name: str) -> Queue:
-    """The RQ queue ``name`` on the Redis of the jobs (``clock.jobs``: the ladder's queue, beside
-    the clocks'), or on the games' Redis for a clock made without one."""
-    return Queue(name, connection=clock.jobs if clock.jobs is not None else clock.repo.r)
-
-
-def run_clock_job(game_id: str, at: int | None = None) -> None:
-    """RQ job: play the decisions of ``game_id`` whose deadline has passed."""
-    games, clock = _worker_parts()
-    clock.run(games, game_id, at)
-
-
 #: The kinds of job a worker runs (``mayi worker --jobs``), each on a queue of its own.
 JOB_KINDS = ("games", "webhooks", "ladder")
-
-
-def queue_names(settings: Settings, kinds: Sequence[str] = JOB_KINDS) -> list[str]:
-    """The RQ queues of the job ``kinds`` (in this order, which a worker of several takes
-    first): ``games``, the clock jobs and house-bot decisions (``MAYI_QUEUE_NAME``);
-    ``webhooks``, the webhook deliveries; ``ladder``, the matchmaking and match jobs."""
-    from .ladder import ladder_queue_name
-    from .webhooks import queue_name_for
-
-    names = {
-        "games": settings.queue_name,
-        "webhooks": queue_name_for(settings.queue_name),
-        "ladder": ladder_queue_name(settings),
-    }
-    return [names[kind] for kind in JOB_KINDS if kind in kinds]
 
 
 #: How often a job worker checks that its RQ scheduler runs, in seconds.

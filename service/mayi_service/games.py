@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 import mayi_engine as engine
 from mayi_engine.cards import card_codes, parse_card
@@ -29,13 +29,13 @@ from .decisions import decision_key
 from .problems import Problem, ServiceError, from_engine
 from .repository import (
     Change,
+    Committed,
     GameGone,
     GameRecord,
     GameRepository,
     StreamSlotsFull,
     TableMeta,
     VersionConflict,
-    Wake,
 )
 
 MAX_ATTEMPTS = 100
@@ -126,41 +126,98 @@ class Viewer:
     seat: int | None
 
 
+def game_view(record: GameRecord, viewer: Viewer, now: float, state: State | None = None) -> dict[str, Any]:
+    """``viewer``'s view of a game at ``now`` (``state``: the record's state, if already parsed)."""
+    meta = record.meta
+    base: dict[str, Any] = {
+        "id": record.id,
+        "version": record.version,
+        "status": record.status,
+        "variant": meta.variant,
+        "options": effective_options(meta.variant, meta.options),
+        "rated": meta.rated,
+        "created_at": meta.created_at,
+        "last_event": record.seq,
+    }
+    if record.state is None:
+        base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta.names)]
+        base["seat"] = viewer.seat
+        return base
+    if state is None:
+        state = codec.load_state(record.state)
+    view = player_view(state, viewer.seat, now)
+    view.update(base)
+    seat = viewer.seat
+    if seat is not None:  # the key of the seat's decision (its legal moves are computed once a state)
+        legal = engine.legal_moves(state, seat, now) if view.get("legal") else ()
+        view["key"] = decision_key(record.id, state, seat, legal) if legal else None
+    return view
+
+
+class SeatLookup(Protocol):
+    """Finds the seat a bearer token holds at a game (the bot registry: a bot token holds its bot's seat)."""
+
+    def load_with_seat(self, game_id: str, token: str) -> tuple[GameRecord | None, int | None]:
+        """The game and the seat ``token`` holds there (``None``: none)."""
+        ...
+
+
+class CommitListener(Protocol):
+    """A part told of every commit of a game (the clock, the bots' wakes, the house bots): it
+    plans its share of the commit before it is made, and is told once it is made.
+
+    ``before`` and ``change`` are ``None`` for a new table (:meth:`Games.open_table`);
+    ``state`` and ``before_state`` are the engine states of ``after`` and ``before`` when the
+    committing step has them (else ``None``)."""
+
+    def plan_commit(
+        self,
+        before: GameRecord | None,
+        after: GameRecord,
+        change: Change | None,
+        state: State | None,
+        before_state: State | None,
+        now: float,
+    ) -> None:
+        """Before the commit: add to ``change`` what the commit writes for this part."""
+        ...
+
+    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
+        """After the commit that made ``record`` (``committed``: what the commit script answered;
+        ``None`` for a new table)."""
+        ...
+
+
 class Games:
-    """The game operations of the API (``/v1/games``), over one :class:`GameRepository`."""
+    """The game operations of the API (``/v1/games``), over one :class:`GameRepository`.
+
+    ``seats``: who holds a bearer token's seat (default: the token's own digest in the game's
+    token map); ``listeners``: the parts told of every commit, in this order;
+    ``max_open_per_owner``: open (waiting or playing) tables one owner (client address) may
+    have (0: no bound)."""
 
     def __init__(
         self,
         repo: GameRepository,
         clock: Callable[[], float] = time.time,
-        on_commit: Callable[[GameRecord, int], None] | None = None,
+        *,
+        seats: SeatLookup | None = None,
+        listeners: tuple[CommitListener, ...] = (),
+        max_open_per_owner: int = 0,
     ) -> None:
         self.repo = repo
         self.clock = clock
-        self.on_commit = on_commit
+        self.seats = seats
+        self.listeners = listeners
         #: Event streams and waiting long-polls open in this process (see :meth:`wait_slot`).
         self.process_slots = ProcessSlots()
-        #: Open (waiting or playing) tables one owner (client address) may have; 0: no bound.
-        self.max_open_per_owner = 0
-        # -- bot platform hooks (mayi_service.bots sets them; see app.py) --
-        #: The game and the seat a bearer token holds there (a bot token: its bot's seat).
-        self.load_with_seat: Callable[[str, str], tuple[GameRecord | None, int | None]] = lambda game_id, token: (
-            repo.load_with_seat(game_id, token_hash(token))
-        )
-        #: The bots a commit is to wake itself (:class:`Wake`), given the record it makes, that
-        #: record's engine state and the stored state it replaces if the step has them, and the
-        #: step's time; ``None``: the commit wakes nobody itself, and :attr:`after_commit`
-        #: wakes whom it must.
-        self.plan_wake: Callable[[GameRecord, State | None, State | None, float], Wake | None] | None = None
-        #: Called after every successful commit of a game (wakes the bots seated there that the
-        #: commit did not wake itself), with the engine state of the committed record when the
-        #: committing step has it (else ``None``), and the bots the commit woke with their
-        #: ``webhook_url`` (:attr:`Committed.woken`; ``None``: it woke nobody itself).
-        self.after_commit: Callable[[GameRecord, State | None, dict[str, str | None] | None], None] | None = None
-        #: The bot registry sharing this repository (set by :func:`mayi_service.clock.game_parts`).
-        self.bots: Any = None
-        #: The house bots' player (:class:`mayi_service.house.HouseBots`, set there too).
-        self.house: Any = None
+        self.max_open_per_owner = max_open_per_owner
+
+    def load_with_seat(self, game_id: str, token: str) -> tuple[GameRecord | None, int | None]:
+        """The game and the seat a bearer token holds there (a bot token: its bot's seat)."""
+        if self.seats is not None:
+            return self.seats.load_with_seat(game_id, token)
+        return self.repo.load_with_seat(game_id, token_hash(token))
 
     # -- creating and seating ---------------------------------------------
     def create(self, data: dict[str, Any], owner: str | None = None) -> tuple[GameRecord, list[dict[str, Any]]]:
@@ -233,16 +290,11 @@ class Games:
                 "filled expires",
                 limit=limit,
             )
-        if record.deadline is not None and self.on_commit is not None:
-            # In the sweeper's index first: should this process die before the clock job is queued.
-            self.repo.index_clock(game_id, math.ceil(record.deadline))
+        for listener in self.listeners:
+            listener.plan_commit(None, record, None, state, None, now)
         self.repo.create(record, tokens, events, meta.created_at)
-        if self.after_commit is not None:  # bot platform hook
-            self.after_commit(record, state, None)
-        if record.status == GameStatus.PLAYING and self.on_commit is not None:
-            _, at = self.repo.claim_clock(game_id, None)
-            if at is not None:
-                self.on_commit(record, at)
+        for listener in self.listeners:
+            listener.committed(record, state, None)
         return record
 
     def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
@@ -355,14 +407,9 @@ class Games:
         caller has them, for the commit hooks)."""
         if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
-        if change.clock is not None and before.clock_at is None and self.on_commit is not None:
-            # A game's first clock (it starts): in the sweeper's index before the commit, so that a
-            # process that dies between the commit and queueing the clock job leaves it to the sweeper.
-            self.repo.index_clock(before.id, change.clock)
-        if self.plan_wake is not None:  # bot platform hook: the commit wakes the bots it gives a decision
-            change.wake = self.plan_wake(after, state, before_state, now)
+        for listener in self.listeners:
+            listener.plan_commit(before, after, change, state, before_state, now)
         committed = self.repo.commit(before.id, before.version, change, now)
-        clock_at = committed.clock_at
         if before.status != after.status:
             self.repo.index(after, before.status)
         if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
@@ -371,10 +418,8 @@ class Games:
             # (A play-out goes on at once: its rounds are archived at the next round end the
             # clock waits for, or at the game's end, in one go instead of once a round.)
             self.repo.archive_events(after.id, final=False)
-        if clock_at and self.on_commit is not None:
-            self.on_commit(after, clock_at)
-        if self.after_commit is not None:  # bot platform hook
-            self.after_commit(after, state, committed.woken)
+        for listener in self.listeners:
+            listener.committed(after, state, committed)
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -402,7 +447,7 @@ class Games:
                     {"WWW-Authenticate": 'Bearer realm="mayi"'},
                 )
             return self.load(game_id), Viewer(None)
-        record, seat = self.load_with_seat(game_id, token)  # bot platform hook (a bot token: its bot's seat)
+        record, seat = self.load_with_seat(game_id, token)  # (a bot token: its bot's seat)
         if record is None:
             raise GameGone(game_id)
         if seat is None:
@@ -413,31 +458,7 @@ class Games:
         self, record: GameRecord, viewer: Viewer, now: float | None = None, state: State | None = None
     ) -> dict[str, Any]:
         """The caller's view of a game (``state``: the record's state, if already parsed)."""
-        meta = record.meta
-        base: dict[str, Any] = {
-            "id": record.id,
-            "version": record.version,
-            "status": record.status,
-            "variant": meta.variant,
-            "options": effective_options(meta.variant, meta.options),
-            "rated": meta.rated,
-            "created_at": meta.created_at,
-            "last_event": record.seq,
-        }
-        if record.state is None:
-            base["seats"] = [{"seat": i, "name": n, "taken": n is not None} for i, n in enumerate(meta.names)]
-            base["seat"] = viewer.seat
-            return base
-        if state is None:
-            state = codec.load_state(record.state)
-        now = self.clock() if now is None else now
-        view = player_view(state, viewer.seat, now)
-        view.update(base)
-        seat = viewer.seat
-        if seat is not None:  # the key of the seat's decision (its legal moves are computed once a state)
-            legal = engine.legal_moves(state, seat, now) if view.get("legal") else ()
-            view["key"] = decision_key(record.id, state, seat, legal) if legal else None
-        return view
+        return game_view(record, viewer, self.clock() if now is None else now, state)
 
     # -- acting -------------------------------------------------------------
     def act(

@@ -3,7 +3,7 @@
 A table asks for one with ``POST /v1/games/{id}/seats`` and ``{"house_bot": "greedy"}``; the
 seat's bot name is kept in the table's meta (``house_bots``). After every commit of a playing
 game where a house seat must decide, :meth:`HouseBots.after_commit` queues one job
-(:func:`run_house_job`) on the jobs queue. The job loads the game, lets the first house seat
+(:func:`mayi_service.jobs.run_house_job`) on the jobs queue. The job loads the game, lets the first house seat
 that must decide (a pending claimant before the player whose turn it is, as at a real table)
 answer through the same engine call as an action, and commits with a version check. That
 commit queues the next job, so house seats play one decision per job until a person must act.
@@ -24,17 +24,19 @@ would answer and hands it to the bot as a :class:`mayi_sdk.GameView`.
 from __future__ import annotations
 
 import logging
+import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mayi_engine import GameStatus, MayIError, legal_moves, move_from_json, pending_claimants
+from mayi_engine import GameStatus, legal_moves, move_from_json, pending_claimants
 from mayi_engine.state import State
 
 from . import codec
-from .games import Games, Viewer
+from .games import Games, Viewer, game_view
 from .problems import Problem, ServiceError
-from .repository import GameRecord, Wake
+from .repository import Change, Committed, GameRecord, GameRepository, Wake
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -50,6 +52,8 @@ KEEP_BOTS = 256
 #: How long after the commit that gives a house seat its decision the decision is overdue
 #: (its job lost), in seconds: the sweeper then queues a job again.
 LEASE_SECONDS = 5.0
+#: The RQ job of one house-bot decision (:func:`mayi_service.jobs.run_house_job`).
+HOUSE_JOB = "mayi_service.jobs.run_house_job"
 
 
 def job_id(game_id: str, version: int) -> str:
@@ -63,12 +67,20 @@ def _redrive_id(game_id: str, lease: float) -> str:
 
 
 class HouseBots:
-    """Queues and plays the house seats of the games of one :class:`~mayi_service.games.Games`."""
+    """Queues and plays the house seats of the games of one repository (a commit listener of
+    :class:`~mayi_service.games.Games`)."""
 
-    def __init__(self, games: Games, queue: Queue | None, budget: float | None = None) -> None:
-        self.games = games
+    def __init__(
+        self,
+        repo: GameRepository,
+        queue: Queue | None,
+        budget: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.repo = repo
         self.queue = queue
         self.budget = budget  # a searching bot's CPU seconds a decision (MAYI_HOUSE_BOT_SECONDS)
+        self.clock = clock
         self._bots: OrderedDict[tuple[str, int], Bot] = OrderedDict()
 
     @property
@@ -85,7 +97,24 @@ class HouseBots:
                 "so no house bot could play; take the seat with a name instead",
             )
 
-    # -- the commit hooks ------------------------------------------------------
+    # -- the commit listener ---------------------------------------------------
+    def plan_commit(
+        self,
+        before: GameRecord | None,
+        after: GameRecord,
+        change: Change | None,
+        state: State | None,
+        before_state: State | None,
+        now: float,
+    ) -> None:
+        """The commit's wake with this game's house due-set entry (:meth:`plan`)."""
+        if change is not None:
+            change.wake = self.plan(after, state, now, change.wake)
+
+    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
+        """Queue the house job the commit calls for (:meth:`after_commit`)."""
+        self.after_commit(record, state, in_commit=committed is not None and committed.woken is not None)
+
     def _ours(self, record: GameRecord) -> bool:
         """A table whose house seats this player plays (a ladder match's are its match job's,
         :mod:`mayi_service.ladder`)."""
@@ -104,7 +133,7 @@ class HouseBots:
         ``now`` when a house seat must decide, else dropped. Unchanged for a game without
         house seats, and when the commit cannot write it (``wake`` ``None``: a cluster, an old
         meta): :meth:`after_commit` then does."""
-        if wake is None or not self.games.repo.single or not self._ours(record):
+        if wake is None or not self.repo.single or not self._ours(record):
             return wake
         due = now + LEASE_SECONDS if self._must_decide(record, state, now) else 0.0
         return replace(wake, house=due)
@@ -118,14 +147,14 @@ class HouseBots:
         clock's) queues the job."""
         if not self._ours(record):
             return
-        now = self.games.clock()
+        now = self.clock()
         if not self._must_decide(record, state, now):
             return
         assert self.queue is not None
-        if not (in_commit and self.games.repo.single):
-            self.games.repo.set_house_due(record.id, now + LEASE_SECONDS)
+        if not (in_commit and self.repo.single):
+            self.repo.set_house_due(record.id, now + LEASE_SECONDS)
         self.queue.enqueue(
-            run_house_job,
+            HOUSE_JOB,
             record.id,
             record.version,
             job_id=job_id(record.id, record.version),
@@ -138,12 +167,12 @@ class HouseBots:
         making each due again a lease later; return how many (the sweeper's part)."""
         if self.queue is None:
             return 0
-        now = self.games.clock()
+        now = self.clock()
         lease = now + LEASE_SECONDS
-        overdue = self.games.repo.take_house_due(now, lease)
+        overdue = self.repo.take_house_due(now, lease)
         for game_id in overdue:
             self.queue.enqueue(
-                run_house_job,
+                HOUSE_JOB,
                 game_id,
                 None,
                 job_id=_redrive_id(game_id, lease),
@@ -155,39 +184,39 @@ class HouseBots:
         return len(overdue)
 
     # -- the job ---------------------------------------------------------------
-    def play(self, game_id: str, version: int | None) -> bool:
-        """Play one decision of a house seat of ``game_id`` at ``version`` (``None``: the
-        version it is at, a job the sweeper queued again). True if one was played. A decision
-        that is not played at the game's version (none is due, the bot waits or fails) leaves
-        the house due-set, unless a commit meanwhile made it due again."""
-        record = self.games.repo.load(game_id)
+    def play(self, games: Games, game_id: str, version: int | None) -> bool:
+        """Play one decision of a house seat of ``game_id`` at ``version`` through ``games``
+        (``None``: the version it is at, a job the sweeper queued again). True if one was
+        played. A decision that is not played at the game's version (none is due, the bot
+        waits or fails) leaves the house due-set, unless a commit meanwhile made it due again."""
+        record = self.repo.load(game_id)
         if record is None:  # gone: nothing to play
-            self.games.repo.drop_house_due(game_id, None)
+            self.repo.drop_house_due(game_id, None)
             return False
         if version is not None and record.version != version:
             return False  # a newer commit queued its own job
         if record.status != GameStatus.PLAYING or record.state is None:
-            self.games.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, record.version)
             return False
         state = codec.load_state(record.state)
-        now = self.games.clock()
+        now = self.clock()
         seat = self._deciding(record, state, now)
         if seat is None:
-            self.games.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, record.version)
             return False
-        view = self.games.view(record, Viewer(seat), now, state)
+        view = game_view(record, Viewer(seat), now, state)
         bot = self._bot(record, seat)
         try:
             answer = house_answer(bot, view, state, seat)
             if answer is None:  # it waits: the next commit (an answer, the window's clock) asks again
-                self.games.repo.drop_house_due(game_id, record.version)
+                self.repo.drop_house_due(game_id, record.version)
                 return False
             move = move_from_json(answer)
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
             log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
-            self.games.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, record.version)
             return False
-        return self.games.play_for_seat(record, seat, move) is not None
+        return games.play_for_seat(record, seat, move) is not None
 
     def _deciding(self, record: GameRecord, state: State, now: float) -> int | None:
         """The first house seat that must decide now: claimants clockwise from the turn, then the actor."""
@@ -237,16 +266,4 @@ def house_answer(bot: Bot, view: dict[str, Any], state: State, seat: int) -> dic
     return None if offered and answer == STOCK else answer
 
 
-def run_house_job(game_id: str, version: int | None) -> None:
-    """RQ job: one decision of a house seat of ``game_id`` at ``version`` (``None``: its
-    current one; see :class:`HouseBots`)."""
-    from .clock import _worker_parts
-
-    games, _ = _worker_parts()
-    try:
-        games.house.play(game_id, version)
-    except MayIError:  # the game moved on under the bot: the next commit's job plays
-        log.info("house job for game %s at version %s: the game moved on", game_id, version)
-
-
-__all__ = ["LEASE_SECONDS", "HouseBots", "house_answer", "job_id", "run_house_job"]
+__all__ = ["HOUSE_JOB", "LEASE_SECONDS", "HouseBots", "house_answer", "job_id"]

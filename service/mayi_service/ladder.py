@@ -4,13 +4,13 @@ Bots enter a variant's ladder with a concurrency limit (games at once). The refe
 of :mod:`mayi_bots` are house entrants (``house-<name>``), entered by the first matchmaking
 of each variant, so a ladder always has opponents.
 
-* **Matchmaking** (:meth:`Ladder.matchmake`, the RQ job :func:`run_matchmaking_job`, queued
+* **Matchmaking** (:meth:`Ladder.matchmake`, the RQ job :func:`~mayi_service.jobs.run_matchmaking_job`, queued
   every ``MAYI_LADDER_EVERY_SECONDS`` by the workers) forms tables of the variant's player
   counts: it starts from the entrant that played least recently, adds the entrants nearest
   to it in rating, and now and then (``EXPLORE``) picks at random instead. A match is
   created by one Lua script that checks every entrant's limit and counts the match against
   it, so no bot ever sits in more games than its limit, however many matchmakers run.
-* **A match is an RQ job** (:func:`run_match_job`). It takes the match's *lease* (a Redis
+* **A match is an RQ job** (:func:`~mayi_service.jobs.run_match_job`). It takes the match's *lease* (a Redis
   key it renews while it plays), creates the table if it does not exist yet (its game id
   is the match id, so a second run finds it), and plays: house seats decide in the job,
   through :meth:`Games.play_for_seat` (the table's meta marks it as a ladder game, so the
@@ -47,7 +47,6 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, legal_moves, move_from_json, pending_claimants
@@ -55,6 +54,7 @@ from mayi_engine.game import standings
 from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
 
 from . import codec
+from .bots import Bots, seat_digest
 from .config import Settings
 from .games import Games, Viewer, house_bot_name, new_id
 from .house import house_answer
@@ -69,6 +69,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: The RQ jobs of the ladder (:mod:`mayi_service.jobs`): one match, one matchmaking.
+MATCH_JOB = "mayi_service.jobs.run_match_job"
+MATCHMAKING_JOB = "mayi_service.jobs.run_matchmaking_job"
 #: House entrants' ids start with this; the rest is the reference bot's name (and a copy number).
 HOUSE = "house-"
 #: Games before a rating is no longer provisional.
@@ -222,10 +225,12 @@ def deciding_seat(state: Any, seats: set[int], now: float) -> int | None:
 
 
 class Ladder:
-    """The ladders of every variant, over the games of one :class:`Games` (and its Redis)."""
+    """The ladders of every variant, over the games of one :class:`Games` (and its Redis) and
+    the bot accounts of ``bots``; its jobs go to ``queue``."""
 
-    def __init__(self, games: Games, settings: Settings, queue: Queue | None = None) -> None:
+    def __init__(self, games: Games, bots: Bots, settings: Settings, queue: Queue | None = None) -> None:
         self.games = games
+        self.bots = bots
         self.repo = games.repo
         self.r = games.repo.r
         self.prefix = games.repo.prefix
@@ -253,7 +258,7 @@ class Ladder:
 
     def enter_bot(self, variant: str, bot_id: str, max_games: int) -> Entry:
         """Enter the registered bot ``bot_id`` (its name comes from its account)."""
-        name = self.games.bots.load(bot_id).name
+        name = self.bots.load(bot_id).name
         found = self.entry(variant, bot_id)
         entered_at = found.entered_at if found else self.clock()
         return self.enter(variant, Entry(bot_id, name, max_games, entered_at))
@@ -390,7 +395,7 @@ class Ladder:
         if self.queue is None:
             return
         self.queue.enqueue(
-            run_match_job,
+            MATCH_JOB,
             variant,
             match_id,
             job_id=f"match-{match_id}-{attempt}",
@@ -496,13 +501,11 @@ class Ladder:
             house_bots=tuple((s["seat"], s["house"]) for s in match["seats"] if s["house"]),
             ladder=match["match_id"],
         )
-        from .bots import seat_digest
-
         tokens = {seat_digest(s["bot_id"]): s["seat"] for s in match["seats"] if not s["house"]}
         record = self.games.open_table(meta, tokens, game_id=game_id)
         for s in match["seats"]:
             if not s["house"]:
-                self.games.bots.took_seat(s["bot_id"], game_id, s["seat"])
+                self.bots.took_seat(s["bot_id"], game_id, s["seat"])
         return record
 
     def _start_round(self, variant: str) -> int:
@@ -764,35 +767,6 @@ def ladder_queue_name(settings: Settings) -> str:
     return f"{settings.queue_name}-ladder"
 
 
-@lru_cache(maxsize=1)
-def _worker_ladder() -> Ladder:
-    from .clock import _worker_parts, job_queue
-
-    games, clock = _worker_parts()
-    settings = Settings.from_env()
-    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
-
-
-def run_match_job(variant: str, match_id: str) -> str:
-    """RQ job: play ladder match ``match_id`` to its end (see :meth:`Ladder.run_match`); then
-    form new tables at once, so that its players need not wait for the next matchmaking."""
-    ladder = _worker_ladder()
-    outcome = ladder.run_match(variant, match_id)
-    if outcome == "finished":
-        try:
-            ladder.matchmake(variant)
-        except Exception:  # the periodic matchmaking tries again
-            log.warning("ladder: matchmaking after match %s", match_id, exc_info=True)
-    return outcome
-
-
-def run_matchmaking_job(variant: str) -> list[str]:
-    """RQ job: queue new runs of abandoned matches, then form new tables (see :meth:`Ladder.matchmake`)."""
-    ladder = _worker_ladder()
-    ladder.sweep(variant)
-    return ladder.matchmake(variant)
-
-
 def schedule_matchmaking(ladder: Ladder, variants: Sequence[str] | None = None) -> int:
     """Queue one matchmaking job per variant whose period has come (for all workers together)."""
     if ladder.queue is None:
@@ -802,7 +776,7 @@ def schedule_matchmaking(ladder: Ladder, variants: Sequence[str] | None = None) 
     for variant in variants or ladder.settings.ladder_variants or VARIANTS:
         if ladder.tick(variant, every):
             ladder.queue.enqueue(
-                run_matchmaking_job,
+                MATCHMAKING_JOB,
                 variant,
                 job_id=f"matchmaking-{variant}-{math.floor(time.time() / every)}",
                 job_timeout=60,
@@ -854,12 +828,12 @@ def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
 
 
 __all__ = [
+    "MATCHMAKING_JOB",
+    "MATCH_JOB",
     "Entry",
     "Ladder",
     "LeaseLost",
     "ladder_queue_name",
-    "run_match_job",
-    "run_matchmaking_job",
     "schedule_matchmaking",
     "start_ticker",
     "sweep_lapsed",

@@ -18,11 +18,11 @@ from typing import Any
 
 from mayi_engine.rules import get_rules
 
-from .clock import game_parts, job_queue
 from .config import Settings
-from .ladder import Ladder, ladder_queue_name
+from .ladder import Ladder
 from .processes import die_with_parent
-from .store import connect, redis_url
+from .service import Service
+from .store import redis_url
 
 #: How long stopping the workers may take before they are killed (seconds).
 STOP_SECONDS = 30.0
@@ -94,9 +94,7 @@ def run_local_ladder(
         ladder_max_matches=workers,
         ladder_house_games=workers,
     )
-    client = connect(url)
-    games, clock = game_parts(settings, client)
-    ladder = Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
+    ladder = Service(settings).ladder
     copies = math.ceil(max(sizes) / len(mayi_bots.NAMES))
     ladder.enter_house(variant, copies=copies)
     for entry in ladder.entries(variant):

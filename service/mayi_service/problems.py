@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 from flask import Flask, Response, current_app, json, request
@@ -21,6 +21,9 @@ from mayi_engine.errors import MayIError
 from .problem_types import CONTENT_TYPE, PROBLEM_TYPE, Problem, for_status, of_engine
 from .repository import GameGone
 from .schemas import CARD_ERROR
+
+if TYPE_CHECKING:
+    from flask_limiter import Limiter
 
 log = logging.getLogger(__name__)
 
@@ -108,10 +111,15 @@ def reset_seconds(limit: Any) -> int:
     return max(0, seconds)
 
 
+def limiter() -> Limiter | None:
+    """The app's rate limiter (flask-limiter's own registry of the app's limiters holds it)."""
+    return next(iter(current_app.extensions.get("limiter", ())), None)
+
+
 def _retry_after() -> int:
     """Seconds until the rate limit that was hit lets requests through again."""
-    limiter = current_app.extensions.get("mayi_limiter")
-    current = limiter.current_limit if limiter is not None else None
+    found = limiter()
+    current = found.current_limit if found is not None else None
     if current is None:
         return 1
     return max(1, reset_seconds(current))

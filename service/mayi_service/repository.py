@@ -554,7 +554,7 @@ class GameRepository:
         self.index(record, None)
 
     def load(self, game_id: str) -> GameRecord | None:
-        return self._record(game_id, self.r.hgetall(self.game_key(game_id)))
+        return self.record_of(game_id, self.r.hgetall(self.game_key(game_id)))
 
     def load_with_seat(self, game_id: str, token_hash: str) -> tuple[GameRecord | None, int | None]:
         """The game and the seat whose token hashes to ``token_hash``, in one round trip.
@@ -563,7 +563,7 @@ class GameRepository:
         the check takes says nothing about the token.
         """
         game, tokens, _ = self.run(self._load, [self.game_key(game_id), self.tokens_key(game_id)], ())
-        return self._record(game_id, dict(zip(game[::2], game[1::2], strict=True))), self.seat_of(tokens, token_hash)
+        return self.record_of(game_id, dict(zip(game[::2], game[1::2], strict=True))), self.seat_of(tokens, token_hash)
 
     def load_with_lookup(
         self, game_id: str, lookup: str, ttl: int = 0
@@ -575,7 +575,7 @@ class GameRepository:
         game, tokens, found = self.run(
             self._load, [self.game_key(game_id), self.tokens_key(game_id), lookup], (str(ttl) if ttl else "",)
         )
-        record = self._record(game_id, dict(zip(game[::2], game[1::2], strict=True)))
+        record = self.record_of(game_id, dict(zip(game[::2], game[1::2], strict=True)))
         return record, tokens, None if found is None else found.decode()
 
     @staticmethod
@@ -592,7 +592,8 @@ class GameRepository:
         return seat
 
     @staticmethod
-    def _record(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
+    def record_of(game_id: str, data: dict[bytes, bytes]) -> GameRecord | None:
+        """The record of ``game_id`` read from its hash's fields ``data`` (``None``: no such game)."""
         if not data:
             return None
         deadline = data.get(b"deadline", b"")

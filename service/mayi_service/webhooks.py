@@ -9,7 +9,7 @@ by an RQ job, signed by the Standard Webhooks specification.
   :func:`mayi_service.decisions.decision_key`: it stays the same while the seat's choices
   do, so another seat's answer to the same upcard (a new version) sends nothing new. A
   Redis ``SET NX`` key makes sure a decision is enqueued once, whatever calls the hook again.
-* **What.** The job (:func:`run_delivery`) loads the game; if it has ended, passed the
+* **What.** The job (:func:`mayi_service.jobs.run_delivery`) loads the game; if it has ended, passed the
   decision's deadline, or the seat's decision has another key now (it was answered, or its
   choices changed: the new decision has its own job), nothing is sent. Otherwise it POSTs
   the decision (the JSON of one entry of ``GET /v1/bots/me/decisions``, at the game's
@@ -58,7 +58,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from rq import Queue
@@ -67,12 +67,16 @@ import mayi_engine as engine
 from mayi_engine.state import GameStatus
 
 from . import codec
+from .bots import bot_key, sign
 from .config import Settings
 from .decisions import decision_entry, decision_key
-from .games import Games, Viewer
+from .games import Viewer, game_view
 from .problems import ServiceError
-from .repository import GameRecord
+from .repository import GameRecord, GameRepository
 from .store import UNREACHABLE, Outage
+
+if TYPE_CHECKING:
+    from .bots import Bots
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +142,10 @@ _SPECIAL: tuple[tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, str], ...] 
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 #: IPv6 global unicast: every other range is special.
 _GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
+
+
+#: The RQ job of one delivery attempt (:func:`mayi_service.jobs.run_delivery`).
+DELIVERY_JOB = "mayi_service.jobs.run_delivery"
 
 
 def queue_name_for(clock_queue: str) -> str:
@@ -458,11 +466,9 @@ class Webhooks:
     """Enqueues, sends and logs the webhook deliveries of the bots of one repository."""
 
     def __init__(
-        self, games: Games, queue: Queue | None, settings: Settings, clock: Callable[[], float] = time.time
+        self, repo: GameRepository, queue: Queue | None, settings: Settings, clock: Callable[[], float] = time.time
     ) -> None:
-        self.games = games
-        self.bots = games.bots
-        self.repo = games.repo
+        self.repo = repo
         self.r = self.repo.r
         self.queue = queue
         self.settings = settings
@@ -519,7 +525,7 @@ class Webhooks:
             bots = sorted(set(by_seat.values()))
             pipe = self.r.pipeline(transaction=False)
             for bot_id in bots:
-                pipe.hget(self.bots.bot_key(bot_id), "webhook_url")
+                pipe.hget(bot_key(self.repo.prefix, bot_id), "webhook_url")
             urls = dict(zip(bots, pipe.execute(), strict=True))
         hooked = {bot_id for bot_id, url in urls.items() if url}
         if not hooked:
@@ -551,7 +557,7 @@ class Webhooks:
         was taken over finds it so and does nothing)."""
         assert self.queue is not None
         self.queue.enqueue(
-            run_delivery,
+            DELIVERY_JOB,
             attempt.bot_id,
             attempt.game_id,
             attempt.seat,
@@ -601,22 +607,22 @@ class Webhooks:
         legal = engine.legal_moves(state, seat, now)
         if not legal or decision_key(game_id, state, seat, legal) != key:
             return None
-        view = self.games.view(record, Viewer(seat), now, state)
+        view = game_view(record, Viewer(seat), now, state)
         deadline = view.get("deadline")
         if deadline is not None and now >= deadline:
             return None  # the clock plays it
         return decision_entry(view, key)
 
-    def run(self, attempt: Attempt, lease: int) -> dict[str, Any] | None:
-        """The job of ``attempt`` holding ``lease``: renew the lease, make the attempt, then end
-        the lease (removing the delivery, or making its next attempt due). A lease that is no
+    def run(self, accounts: Bots, attempt: Attempt, lease: int) -> dict[str, Any] | None:
+        """The job of ``attempt`` (to a bot of ``accounts``) holding ``lease``: renew the lease,
+        make the attempt, then end the lease (removing the delivery, or making its next attempt due). A lease that is no
         longer this job's (the dispatcher gave the attempt to another job) does nothing."""
         assert self.jobs is not None
         held = self._claim(keys=[self.due_key()], args=[attempt.member, lease, _ms(self.clock() + self.lease_seconds)])
         if held is None:
             return None
         try:
-            entry = self.deliver(attempt.bot_id, attempt.game_id, attempt.seat, attempt.key, attempt.attempt)
+            entry = self.deliver(accounts, attempt.bot_id, attempt.game_id, attempt.seat, attempt.key, attempt.attempt)
         except UNREACHABLE:
             raise  # Redis went away: the lease ends, and the dispatcher enqueues the attempt again
         except Exception:
@@ -629,12 +635,23 @@ class Webhooks:
         self._finish(keys=[self.due_key()], args=args)
         return entry
 
-    def deliver(self, bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1) -> dict[str, Any] | None:
-        """One attempt at delivering the seat's decision with ``key``. Returns the delivery log
-        entry (``None``: nothing to send); on failure, its ``next_retry_at`` says when the
-        next attempt is due (``None``: no more)."""
+    def run_job(self, accounts: Bots, attempt: Attempt, lease: int | None) -> None:
+        """The RQ job of ``attempt`` holding ``lease`` (:meth:`run`); ``None``: a job queued by an
+        earlier version, which had no due-set: it takes a lease first."""
+        if lease is None and self.jobs is not None:
+            lease = _ms(self.clock() + self.lease_seconds)
+            self.jobs.zadd(self.due_key(), {attempt.member: lease})
+        if lease is not None:
+            self.run(accounts, attempt, lease)
+
+    def deliver(
+        self, accounts: Bots, bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1
+    ) -> dict[str, Any] | None:
+        """One attempt at delivering the seat's decision with ``key`` to bot ``bot_id`` of
+        ``accounts``. Returns the delivery log entry (``None``: nothing to send); on failure,
+        its ``next_retry_at`` says when the next attempt is due (``None``: no more)."""
         try:
-            bot = self.bots.load(bot_id)
+            bot = accounts.load(bot_id)
         except ServiceError:
             return None  # the bot is gone
         if not bot.webhook_url:
@@ -647,8 +664,6 @@ class Webhooks:
         started = self.clock()
         timestamp = int(started)
         body = codec.dump_bytes(decision)
-        from .bots import sign
-
         signatures = [sign(bot.secret, msg_id, timestamp, body)]
         if bot.old_secret:
             signatures.append(sign(bot.old_secret, msg_id, timestamp, body))
@@ -716,7 +731,7 @@ class Webhooks:
         pipe = self.r.pipeline()
         pipe.lpush(key, json.dumps(entry))
         pipe.ltrim(key, 0, max(0, self.settings.webhook_deliveries_kept - 1))
-        ttl = self.r.ttl(self.bots.bot_key(bot_id))
+        ttl = self.r.ttl(bot_key(self.repo.prefix, bot_id))
         if ttl and ttl > 0:
             pipe.expire(key, ttl)
         pipe.execute()
@@ -724,22 +739,6 @@ class Webhooks:
     def recent(self, bot_id: str) -> list[dict[str, Any]]:
         """The bot's delivery log, newest first."""
         return [json.loads(raw) for raw in self.r.lrange(self.log_key(bot_id), 0, -1)]
-
-
-def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1, lease: int | None = None) -> None:
-    """RQ job: attempt ``attempt`` at delivering the decision of ``seat`` at ``game_id`` with
-    ``key``, holding the due-set's ``lease`` (``None``: a job queued by an earlier version,
-    which had no due-set: it takes a lease first)."""
-    from .clock import _worker_parts
-
-    games, _ = _worker_parts()
-    hooks = games.bots.webhooks
-    job = Attempt(bot_id, game_id, seat, key, attempt)
-    if lease is None and hooks.jobs is not None:
-        lease = _ms(hooks.clock() + hooks.lease_seconds)
-        hooks.jobs.zadd(hooks.due_key(), {job.member: lease})
-    if lease is not None:
-        hooks.run(job, lease)
 
 
 def start_dispatcher(hooks: Webhooks, stop: threading.Event) -> threading.Thread:

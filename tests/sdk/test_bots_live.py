@@ -167,7 +167,7 @@ def test_a_decision_the_bot_waits_on_is_skipped_until_its_choices_change(base: s
     assert skipped.decisions == [] and skipped.skipped == [key] and skipped.games == 1
     # The window's clock would change its choices with no commit: a waiting poll looks
     # again when the window closes (here in 600 s), not only when woken by a commit.
-    page = app.extensions["mayi_bots"].page(bot.get_my_bot().bot_id, skip=frozenset([key]))
+    page = app.extensions["mayi"].bots.page(bot.get_my_bot().bot_id, skip=frozenset([key]))
     assert page.decisions == [] and page.changes_at == waited.view.claim_window.closes_at  # type: ignore[union-attr]
 
     first, second = waited.view.claim_window.pending  # type: ignore[union-attr]

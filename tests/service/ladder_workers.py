@@ -20,10 +20,9 @@ from typing import Any
 import pytest
 from serving import MAYI, STOP_SECONDS, kill_all_in
 
-from mayi_service.clock import game_parts, job_queue
 from mayi_service.config import Settings
-from mayi_service.ladder import Ladder, ladder_queue_name
-from mayi_service.store import connect
+from mayi_service.ladder import Ladder
+from mayi_service.service import Service
 
 #: Caps of the waits for a state (generous: CI runs on a loaded 2-core machine); never timings.
 MATCH_CAP = 300.0
@@ -49,8 +48,7 @@ def ladder_settings(redis_url: str, **changes: Any) -> Settings:
 
 
 def make_ladder(settings: Settings) -> Ladder:
-    games, clock = game_parts(settings, connect(settings.redis_url))
-    return Ladder(games, settings, job_queue(clock, ladder_queue_name(settings)))
+    return Service(settings).ladder
 
 
 def _env(settings: Settings) -> dict[str, str]:

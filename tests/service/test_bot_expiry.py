@@ -29,7 +29,7 @@ def _auth(token: str) -> dict[str, str]:
 
 
 def test_a_new_account_expires_after_the_idle_ttl(app: Any, client: Any) -> None:
-    bots = app.extensions["mayi_bots"]
+    bots = app.extensions["mayi"].bots
     bot = _register(client)
     bot_id = bot["bot_id"]
     token_key = bots.token_key(_digest(bot["token"]))
@@ -38,7 +38,7 @@ def test_a_new_account_expires_after_the_idle_ttl(app: Any, client: Any) -> None
 
 
 def test_using_the_token_pushes_the_expiry_back(app: Any, client: Any) -> None:
-    bots = app.extensions["mayi_bots"]
+    bots = app.extensions["mayi"].bots
     bot = _register(client)
     bot_id = bot["bot_id"]
     created = client.post("/v1/games", json={"variant": "may_i", "seats": 2}).get_json()
@@ -55,7 +55,7 @@ def test_using_the_token_pushes_the_expiry_back(app: Any, client: Any) -> None:
 
 
 def test_an_expired_account_is_gone(app: Any, client: Any) -> None:
-    bots = app.extensions["mayi_bots"]
+    bots = app.extensions["mayi"].bots
     bot = _register(client)
     token_key = bots.token_key(_digest(bot["token"]))
     for key in (token_key, bots.bot_key(bot["bot_id"])):
@@ -69,7 +69,7 @@ def test_no_expiry_when_the_setting_is_zero(settings: Settings) -> None:
     from mayi_service.app import create_app
 
     app = create_app(replace(settings, bot_idle_ttl=0))
-    bots = app.extensions["mayi_bots"]
+    bots = app.extensions["mayi"].bots
     bot = _register(app.test_client())
     assert bots.r.ttl(bots.bot_key(bot["bot_id"])) == -1
     assert bots.r.ttl(bots.token_key(_digest(bot["token"]))) == -1

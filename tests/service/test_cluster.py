@@ -274,10 +274,10 @@ def test_compose_has_a_cluster_profile() -> None:
 def test_sharded_indexes_list_count_and_sweep_like_one(redis_url: str) -> None:
     """The cross-game indexes split into shards (as on a cluster) list, count and find due
     clocks as one index would (here on one Redis: the merge is the same)."""
-    from mayi_service.clock import game_parts
+    from mayi_service.service import Service
 
     settings = Settings(redis_url=redis_url, key_prefix=f"s{time.time_ns()}", schedule_clock_jobs=False)
-    games, _ = game_parts(settings, redis.Redis.from_url(redis_url))
+    games = Service(settings, redis.Redis.from_url(redis_url)).games
     repo: GameRepository = games.repo
     repo.index_shards = 4
     made = []
@@ -431,16 +431,17 @@ def test_a_crash_between_the_commit_and_the_clock_job_is_repaired_by_the_sweeper
     """A process dies right after a game's commit, before it queues the game's clock job
     (here: the hook that queues it raises), when the game starts (created full, or its last
     seat taken): the sweeper finds the game and plays its timeouts."""
-    from mayi_service.clock import game_parts
+    from mayi_service.service import Service
 
     cluster, jobs = stores
     settings = Settings(redis_url=cluster.url, jobs_redis_url=jobs.url, queue_name=f"q{time.time_ns()}")
-    games, clock = game_parts(settings, connect(cluster.url))
+    service = Service(settings, connect(cluster.url))
+    games, clock = service.games, service.clock
 
     def crash(record: Any, at: int) -> None:
         raise RuntimeError("the process died before queueing the clock job")
 
-    games.on_commit = crash
+    clock.on_commit = crash  # type: ignore[method-assign]
     quick = {"claim_seconds": 1, "turn_seconds": 1}
     players = [{"name": n} for n in ("Ann", "Bob", "Cy")]
     with pytest.raises(RuntimeError):

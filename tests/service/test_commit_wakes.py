@@ -79,7 +79,7 @@ class Monitor:
 
 
 def _bots(app: Any) -> Any:
-    return app.extensions["mayi_bots"]
+    return app.extensions["mayi"].bots
 
 
 def _decisions(client: Any, token: str) -> list[dict[str, Any]]:

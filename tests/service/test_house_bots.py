@@ -188,8 +188,13 @@ def _stock_bots_and_a_person(settings: Any) -> tuple[Any, Any, str, str]:
         assert client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random", "seat": seat}).status_code == 201
     person = client.post(f"/v1/games/{game_id}/seats", json={"name": "Dee"}).get_json()["token"]
     for seat in (0, 1):
-        games.house._bots[(game_id, seat)] = _StockBot()
+        app.extensions["mayi"].house._bots[(game_id, seat)] = _StockBot()
     return client, games, game_id, person
+
+
+def _house(client: Any) -> Any:
+    """The house bots of the app of ``client``."""
+    return client.application.extensions["mayi"].house
 
 
 def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: Any) -> None:
@@ -198,7 +203,7 @@ def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: A
     client, games, game_id, person = _stock_bots_and_a_person(settings)
 
     def run_house() -> None:
-        while games.house.play(game_id, games.load(game_id).version):
+        while _house(client).play(games, game_id, games.load(game_id).version):
             pass
 
     def person_view() -> dict[str, Any]:
@@ -214,11 +219,11 @@ def test_a_house_bot_on_turn_waits_for_a_person_answering_the_upcard(settings: A
     upcard = view["upcard"]
     version = view["version"]
     # Seat 1 may only take the upcard while the window is open; its bot would rather draw: it waits.
-    assert not games.house.play(game_id, version)
+    assert not _house(client).play(games, game_id, version)
     assert person_view()["version"] == version and person_view()["upcard"] == upcard
     # The person passes: now seat 1 draws from the stock, and the upcard stays on the pile.
     assert client.post(f"/v1/games/{game_id}/claims", json={"claim": False}, headers=auth(person)).status_code == 200
-    assert games.house.play(game_id, games.load(game_id).version)
+    assert _house(client).play(games, game_id, games.load(game_id).version)
     events = client.get(f"/v1/games/{game_id}/events?after=0").get_json()["events"]
     drew = [e for e in events if e["type"] in ("drew", "took_upcard")][-1]
     assert drew["seat"] == 1 and drew["type"] == "drew", drew
@@ -232,14 +237,14 @@ def test_no_house_job_is_queued_while_only_a_person_can_act(settings: Any) -> No
     from mayi_service.house import job_id
 
     client, games, game_id, person = _stock_bots_and_a_person(settings)
-    queue = games.house.queue
+    queue = _house(client).queue
 
     def queued(version: int) -> bool:
         return bool(Job.exists(job_id(game_id, version), connection=queue.connection))
 
     start = games.load(game_id).version
     assert queued(start), "the deal gives a house seat the first upcard: its job is queued"
-    while games.house.play(game_id, games.load(game_id).version):
+    while _house(client).play(games, game_id, games.load(game_id).version):
         pass
     version = games.load(game_id).version
     view = client.get(f"/v1/games/{game_id}", headers=auth(person)).get_json()

@@ -228,7 +228,7 @@ def test_an_external_bot_that_never_answers_is_played_by_the_clocks_and_its_matc
     )
     ladder = make_ladder(settings)
     _house_entrants(ladder, 2)
-    silent = ladder.games.bots.register("Silent Sam", None)["bot_id"]
+    silent = ladder.bots.register("Silent Sam", None)["bot_id"]
     ladder.enter_bot(VARIANT, silent, 1)
     with workers(tmp_path, settings) as start:
         started = [start()]
@@ -251,7 +251,7 @@ def test_matchmaking_never_seats_a_bot_in_more_games_than_its_limit(redis_url: s
     _house_entrants(ladder, 4)
     limits = {}
     for n, limit in enumerate((1, 2, 3)):
-        bot_id = ladder.games.bots.register(f"Bot {n}", None)["bot_id"]
+        bot_id = ladder.bots.register(f"Bot {n}", None)["bot_id"]
         ladder.enter_bot(VARIANT, bot_id, limit)
         limits[bot_id] = limit
     for entry in ladder.entries(VARIANT):
@@ -280,7 +280,7 @@ def test_a_bot_that_left_is_not_matched_and_house_only_tables_wait_for_an_extern
     ladder.queue = None
     _house_entrants(ladder, 4)
     assert ladder.matchmake(VARIANT) == []  # house bots alone: no table (settings.ladder_house_matches off)
-    bot_id = ladder.games.bots.register("Leaver", None)["bot_id"]
+    bot_id = ladder.bots.register("Leaver", None)["bot_id"]
     ladder.enter_bot(VARIANT, bot_id, 2)
     assert ladder.leave(VARIANT, bot_id)
     assert ladder.matchmake(VARIANT) == []

@@ -234,7 +234,7 @@ def test_an_attempt_queued_again_when_its_lease_ran_out_is_sent_once(
 ) -> None:
     """The dispatcher queues an attempt again once its lease has run out (its job seemed
     lost); when both jobs run, the one whose lease was taken over sends nothing."""
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     bot = register(client, receiver.url)
     seated_game(client, bot["token"])
     assert hooks.due() == 1 and hooks.queue.count == 1  # attempt 1, leased, queued

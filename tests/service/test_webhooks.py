@@ -22,8 +22,8 @@ from standardwebhooks.webhooks import WebhookVerificationError
 
 from mayi_service import webhooks
 from mayi_service.app import create_app
-from mayi_service.clock import _worker_parts
 from mayi_service.config import Settings
+from mayi_service.service import worker_service
 from mayi_service.webhooks import RefusedURL, address_problem, resolve
 
 #: Caps of the waits (a loaded CI machine); never assertions on speed.
@@ -123,18 +123,18 @@ def worker_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         monkeypatch.setenv(f"MAYI_{name.upper()}", str(getattr(settings, name)))
     monkeypatch.setenv("MAYI_SCHEDULE_CLOCK_JOBS", "false")
     monkeypatch.setenv("MAYI_WEBHOOK_ALLOW_PRIVATE", "true")
-    _worker_parts.cache_clear()
+    worker_service.cache_clear()
     try:
         yield
     finally:
-        _worker_parts.cache_clear()
+        worker_service.cache_clear()
 
 
 def run_jobs(app: Any, until: Any = None) -> None:
     """Run the webhook jobs with a real RQ worker (burst, in-process), and the dispatcher that
     enqueues the attempts falling due, until no delivery is left undone (or until
     ``until()``), with a long cap."""
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     queue: Queue = hooks.queue
     end = time.monotonic() + CAP
     while time.monotonic() < end:
@@ -187,12 +187,12 @@ def deliveries(client: Any, token: str) -> list[dict[str, Any]]:
 
 
 def bot_must_act(app: Any, game_id: str) -> bool:
-    found, _ = app.extensions["mayi_bots"].decisions(_bot_of(app, game_id))
+    found, _ = app.extensions["mayi"].bots.decisions(_bot_of(app, game_id))
     return any(d["game_id"] == game_id and d["seat"] == 0 for d in found)
 
 
 def _bot_of(app: Any, game_id: str) -> str:
-    bots = app.extensions["mayi_bots"]
+    bots = app.extensions["mayi"].bots
     return str(bots.r.hget(bots.game_bots_key(game_id), "0").decode())
 
 
@@ -292,7 +292,7 @@ def test_a_waiting_decision_is_delivered_signed_and_verifies_with_standardwebhoo
     assert entry["game_id"] == game_id and entry["seat"] == 0 and entry["duration_ms"] >= 0
     assert entry["key"] == decision["key"] and entry["version"] == decision["version"]
     # The hook called again for the same commit (as a retried request could) enqueues nothing more.
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     assert hooks.enqueue(_bot_of(app, game_id), game_id, 0, decision["key"]) is False
 
 
@@ -439,12 +439,12 @@ def test_another_claimants_answer_sends_no_second_delivery(
 def test_no_delivery_after_the_deadline(app: Any, client: Any, receiver: Receiver, worker_env: None) -> None:
     bot = register(client, receiver.url)
     game_id = seated_game(client, bot["token"], claim_seconds=1, turn_seconds=1)
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     key = client.get("/v1/bots/me/decisions", headers=auth(bot["token"])).get_json()["decisions"][0]["key"]
     assert hooks.decision(game_id, 0, key) is not None
     hooks.clock = lambda: time.time() + 30  # the worker runs the job after the deadline
     try:
-        assert hooks.deliver(_bot_of(app, game_id), game_id, 0, key) is None
+        assert hooks.deliver(app.extensions["mayi"].bots, _bot_of(app, game_id), game_id, 0, key) is None
     finally:
         hooks.clock = time.time
     assert receiver.requests == [] and deliveries(client, bot["token"]) == []
@@ -473,7 +473,7 @@ def test_a_secret_rotation_signs_with_both_secrets_for_the_grace_period(
     assert Webhook(new["webhook_secret"]).verify(body, headers) == json.loads(body)
     assert Webhook(bot["webhook_secret"]).verify(body, headers) == json.loads(body)
     # After the grace period only the new secret signs.
-    registry = app.extensions["mayi_bots"]
+    registry = app.extensions["mayi"].bots
     registry.r.hset(registry.bot_key(new["bot_id"]), "old_secret_until", repr(time.time() - 1))
     game_id = seated_game(client, bot["token"])
     run_jobs(app)
@@ -487,7 +487,7 @@ def test_a_secret_rotation_signs_with_both_secrets_for_the_grace_period(
 
 def test_the_delivery_log_is_bounded_newest_first(app: Any, client: Any, receiver: Receiver) -> None:
     bot = register(client, receiver.url)
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     bot_id = client.get("/v1/bots/me", headers=auth(bot["token"])).get_json()["bot_id"]
     for i in range(hooks.settings.webhook_deliveries_kept + 5):
         hooks.record(bot_id, {"webhook_id": f"msg_{i}", "game_id": "g", "seat": 0, "version": i, "key": f"k{i}",
@@ -572,10 +572,10 @@ def test_a_refused_url_is_logged_with_the_reason(
     listener.close()
     bot = register(client, f"http://localhost:{port}/hook")  # a name: nothing to refuse at registration
     seated_game(client, bot["token"])
-    hooks = app.extensions["mayi_bots"].webhooks
+    hooks = app.extensions["mayi"].webhooks
     hooks.settings = replace(settings, webhook_allow_private=False)
     monkeypatch.setenv("MAYI_WEBHOOK_ALLOW_PRIVATE", "false")
-    _worker_parts.cache_clear()
+    worker_service.cache_clear()
     run_jobs(app)
     log = deliveries(client, bot["token"])
     assert len(log) == 1 and log[0]["status"] is None and log[0]["next_retry_at"] is None

@@ -12,31 +12,16 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .. import codec, webhooks
 from .. import schemas as s
-from ..bots import Bots, DecisionPage, is_bot_token, seat_digest
+from ..bots import Bots, DecisionPage
 from ..deadlines import HangUp
-from ..problems import Problem, ServiceError
 from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
-from .games import WAITS, _client_key, _slot, _slot_errors
+from .games import WAITS, client_key, slot_errors, waiting_slot
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 
 
 def bots() -> Bots:
-    found: Bots = current_app.extensions["mayi_bots"]
-    return found
-
-
-def seat_for_bot(game_id: str, token: str | None) -> tuple[str, str, str] | None:
-    """For a seat taken with a bot token: the bot id, what stands for it in the game's token
-    map, and the token (``None``: not a bot token). 401 for a bot token no longer valid, 409
-    when the bot already sits at this game."""
-    if not is_bot_token(token):
-        return None
-    registry = bots()
-    bot_id = registry.require(token)
-    if game_id in registry.seats_of(bot_id):
-        raise ServiceError(Problem.BOT_ALREADY_SEATED, f"This bot already holds a seat at game {game_id}")
-    return bot_id, seat_digest(bot_id), str(token)
+    return services().bots
 
 
 #: A webhook URL's form as the document states it: http(s), a host, no user name, spaces,
@@ -321,7 +306,7 @@ class Deliveries(MethodView):
         """
         registry = bots()
         bot_id = registry.require(bearer_token())
-        return {"deliveries": registry.webhooks.recent(bot_id)}
+        return {"deliveries": services().webhooks.recent(bot_id)}
 
 
 @blp.route("/me/decisions")
@@ -349,10 +334,10 @@ class Decisions(MethodView):
         token = bearer_token()
         settings = services().settings
         wait = min(wait, settings.max_wait_seconds)
-        slot = _slot(f"wait:{_client_key(token)}", settings.max_waits_per_client, wait)
+        slot = waiting_slot(f"wait:{client_key(token)}", settings.max_waits_per_client, wait)
         hangup = HangUp(request.environ)
         try:
-            with _slot_errors(WAITS, settings.max_waits_per_client):
+            with slot_errors(WAITS, settings.max_waits_per_client):
                 page = bots().poll(token, wait, frozenset(skip), slot, hangup)
         finally:
             hangup.close()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar, NoReturn, TypeVar
 
 import flask
@@ -15,10 +14,9 @@ from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..config import Settings
-from ..games import Games
 from ..problems import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status
 from ..schemas import ProblemSchema
+from ..service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -55,17 +53,9 @@ def answers_decision() -> None:
     request.environ[DECISION] = True
 
 
-@dataclass
-class Services:
-    """What the views need, built once per app."""
-
-    settings: Settings
-    games: Games
-    redis: Any
-
-
-def services() -> Services:
-    found: Services = current_app.extensions["mayi"]
+def services() -> Service:
+    """The app's :class:`~mayi_service.service.Service` (what the views use)."""
+    found: Service = current_app.extensions["mayi"]
     return found
 
 

@@ -22,6 +22,7 @@ from mayi_engine.events import GameEnded
 from .. import codec
 from .. import games as model
 from .. import schemas as s
+from ..bots import seat_for_bot
 from ..deadlines import HangUp, address_key
 from ..decisions import KEY_PREFIX
 from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
@@ -256,19 +257,18 @@ class Seats(MethodView):
                 raise ServiceError(
                     Problem.VALIDATION_ERROR, "house_bot: a house bot takes a seat without a token; send none"
                 )
-            games.house.require()
+            services().house.require()
             record, seat, _ = games.take_seat(game_id, data.get("name"), data.get("seat"), house_bot=house_bot)
             return {"seat": seat, "token": None, "game": games.view(record, Viewer(None))}
         if "name" not in data:
             raise ServiceError(Problem.VALIDATION_ERROR, "name: required (or house_bot, to seat a house bot)")
-        # -- bot platform hook: a bot token takes the seat for its bot (mayi_service.bots) --
-        from .bots import seat_for_bot
-
-        bot_seat = seat_for_bot(game_id, bearer_token())
+        # A bot token takes the seat for its bot (mayi_service.bots).
+        registry = services().bots
+        bot_seat = seat_for_bot(registry, game_id, bearer_token())
         if bot_seat is not None:
             bot_id, digest, token = bot_seat
             record, seat, _ = games.take_seat(game_id, data["name"], data.get("seat"), digest, bot_id=bot_id)
-            current_app.extensions["mayi_bots"].took_seat(bot_id, game_id, seat)
+            registry.took_seat(bot_id, game_id, seat)
             return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
         record, seat, token = games.take_seat(game_id, data["name"], data.get("seat"))
         return {"seat": seat, "token": token, "game": games.view(record, Viewer(seat))}
@@ -374,7 +374,7 @@ class Events(MethodView):
         if wait <= 0:
             events = games.events(game_id, viewer, query["after"], 0)
         else:
-            with _waiting(WAITS, f"wait:{_client_key(token)}", settings.max_waits_per_client, wait):
+            with _waiting(WAITS, f"wait:{client_key(token)}", settings.max_waits_per_client, wait):
                 hangup = HangUp(request.environ, lambda: games.repo.hub.interrupt(games.repo.events_key(game_id)))
                 try:
                     events = games.events(game_id, viewer, query["after"], wait, gone=hangup)
@@ -417,9 +417,9 @@ class EventStream(MethodView):
         settings = services().settings
         heartbeat = settings.sse_heartbeat_seconds
         # The stream's lease is renewed at each heartbeat, and lasts two (and a margin).
-        slot = _slot(_client_key(token), settings.max_streams_per_client, 2 * heartbeat)
+        slot = waiting_slot(client_key(token), settings.max_streams_per_client, 2 * heartbeat)
         held = ExitStack()
-        with _slot_errors(STREAMS, settings.max_streams_per_client):
+        with slot_errors(STREAMS, settings.max_streams_per_client):
             slot.take()
         held.callback(_give, slot)
         try:
@@ -456,7 +456,7 @@ STREAMS = _Kind(
 WAITS = _Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
-def _slot(client: str, per_client: int, seconds: float) -> model.WaitSlot:
+def waiting_slot(client: str, per_client: int, seconds: float) -> model.WaitSlot:
     """A waiting slot of ``client`` (a token, or an address) whose lease lasts ``seconds``
     (and a margin), counted against this process and the request's address (not taken yet)."""
     settings = services().settings
@@ -482,8 +482,8 @@ def _give(slot: model.WaitSlot) -> None:
 def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Iterator[None]:
     """Hold one waiting slot of this process, of the request's address and of ``client``
     while the body runs: 503 when the process is full, 429 when the address or the client is."""
-    slot = _slot(client, per_client, seconds)
-    with _slot_errors(kind, per_client):
+    slot = waiting_slot(client, per_client, seconds)
+    with slot_errors(kind, per_client):
         slot.take()
     try:
         yield
@@ -492,7 +492,7 @@ def _waiting(kind: _Kind, client: str, per_client: int, seconds: float) -> Itera
 
 
 @contextmanager
-def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
+def slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
     """The body's refusals of a waiting slot as the answers that name them: 503 when the
     process holds its limit, 429 when the client does."""
     try:
@@ -522,7 +522,7 @@ def _slot_errors(kind: _Kind, per_client: int) -> Iterator[None]:
         ) from exc
 
 
-def _client_key(token: str | None) -> str:
+def client_key(token: str | None) -> str:
     return "t:" + token_hash(token)[:32] if token else "a:" + (request.remote_addr or "?")
 
 

@@ -6,7 +6,7 @@ import hmac
 import time
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Response, request
 from flask.views import MethodView
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.core import GaugeMetricFamily
@@ -49,8 +49,8 @@ class Health(MethodView):
         """
         svc = services()
         ok = reachable(svc.redis)
-        jobs = current_app.extensions.get("mayi_jobs")
-        if ok and jobs is not None and jobs is not svc.redis:
+        jobs = svc.jobs
+        if ok and jobs is not svc.redis:
             ok = reachable(jobs)
         body = {"status": "ok" if ok else "unavailable", "redis": ok}
         if ok:
@@ -92,7 +92,7 @@ class _StoreCollector:
             games.add_metric([status], svc.games.repo.count(status))
         yield games
         depth = GaugeMetricFamily("mayi_queue_depth", "Jobs waiting in the work queue")
-        jobs = current_app.extensions.get("mayi_jobs") or svc.redis  # the Redis of the RQ jobs
+        jobs = svc.jobs  # the Redis of the RQ jobs
         depth.add_metric([], jobs.llen(f"rq:queue:{svc.settings.queue_name}"))
         yield depth
 

@@ -14,7 +14,7 @@ from .. import schemas as s
 from ..ladder import PROVISIONAL_GAMES, Ladder
 from ..problems import Problem, ServiceError
 from .bots import bots
-from .common import StrictBlueprint, bearer_token, document_errors
+from .common import StrictBlueprint, bearer_token, document_errors, services
 
 blp = StrictBlueprint("ladder", __name__, url_prefix="/v1/ladder", description="The bot ladder")
 
@@ -23,8 +23,7 @@ MAX_GAMES = 20
 
 
 def ladder() -> Ladder:
-    found: Ladder = current_app.extensions["mayi_ladder"]
-    return found
+    return services().ladder
 
 
 class EntryInSchema(s.StrictSchema):
