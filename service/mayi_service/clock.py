@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING
 import redis
 from redis.exceptions import WatchError
 from rq import Queue, Retry, SimpleWorker
-from rq.defaults import DEFAULT_LOGGING_DATE_FORMAT, DEFAULT_LOGGING_FORMAT
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 from rq.scheduler import RQScheduler
@@ -309,26 +308,14 @@ class _Worker(SimpleWorker):
         self.scheduler_lock = threading.Lock()
         self.torn_down = False
 
-    def start_scheduler(
-        self,
-        burst: bool = False,
-        logging_level: str | None = None,
-        date_format: str = DEFAULT_LOGGING_DATE_FORMAT,
-        log_format: str = DEFAULT_LOGGING_FORMAT,
-    ) -> None:
-        """RQ's, with :class:`_Scheduler`."""
-        if burst:
-            super().start_scheduler(burst, logging_level, date_format, log_format)
-            return
-        self.scheduler = _Scheduler(
-            self.queues,
-            connection=self.connection,
-            logging_level=logging_level if logging_level is not None else self.log.level,
-            date_format=date_format,
-            log_format=log_format,
-            serializer=self.serializer,
-        )
-        self.scheduler.acquire_locks(auto_start=True)
+    def start_own_scheduler(self) -> None:
+        """Give the worker a :class:`_Scheduler`, started if its locks can be had; RQ's
+        worker keeps it as its own (its maintenance starts it again, its teardown stops it)."""
+        with self.scheduler_lock:
+            self.scheduler = _Scheduler(
+                self.queues, connection=self.connection, logging_level="WARNING", serializer=self.serializer
+            )
+            self.scheduler.acquire_locks(auto_start=True)
 
     def run_maintenance_tasks(self) -> None:
         with self.scheduler_lock:  # RQ starts a dead scheduler again here, every 10 minutes
@@ -405,7 +392,10 @@ def run_worker(
         try:
             worker = _Worker(queues, connection=connection)  # it talks to Redis already
             running[:] = [worker]
-            worker.work(burst=burst, with_scheduler=scheduler, logging_level="WARNING")
+            if scheduler and not burst:
+                worker.start_own_scheduler()
+            # A burst runs RQ's own scheduler once, in process.
+            worker.work(burst=burst, with_scheduler=scheduler and burst, logging_level="WARNING")
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             log.warning("job worker: Redis is unreachable (%s)", exc)
         if burst or (worker is not None and worker._shutdown_requested_date is not None):
