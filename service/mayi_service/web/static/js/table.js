@@ -9,6 +9,14 @@ const LOG_SIZE = 60;
 /** A long-poll's wait (s) when the event stream is refused; how often (ms) a waiting table is read. */
 const POLL_WAIT = 25;
 const WAITING_POLL_MS = 2000;
+/** The other seats' moves that change what the table shows: drawn one at a time (`PACES`). */
+const PACED = new Set(["drew", "took_upcard", "claim_won", "discarded", "went_down", "laid_off"]);
+/** How long (ms) each of the other seats' moves stays on the table before the next is drawn,
+ * by the person's choice ("mayi.pace"); a backlog (a reconnection's catch-up) goes faster. */
+export const PACES = { slow: 1400, normal: 800, fast: 350, instant: 0 };
+const BACKLOG = 6;
+/** How long (ms) the table may show an older state than the view read, waiting for its events. */
+const CATCH_UP_MS = 3000;
 const TITLE = document.title;
 
 /** Mount the table of `gameId` in `root`; `watch`: never use a token. Returns the clean-up. */
@@ -32,6 +40,12 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     live: "reconnecting", // true, "reconnecting" or false; `via`: "stream" or "poll"
     via: "stream",
     lastSeq: 0,
+    logSeq: 0, // the last event drawn on the table (and in the log)
+    ownSeq: 0, // the last event of a view the person's own action answered
+    queue: [], // events not yet drawn, oldest first
+    pacing: false,
+    pace: null, // the table as drawn while the other seats' moves are shown one at a time
+    drawn: null, // the view the table shows (it lags the view read until its events are drawn)
   };
   const clock = setInterval(() => tick(st), 250);
   // While the table waits for players, nothing happens in its events: its view is read again.
@@ -65,6 +79,7 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     st.closed = true;
     clearInterval(clock);
     clearInterval(waiting);
+    clearTimeout(st.catchUp);
     window.removeEventListener("offline", offline);
     window.removeEventListener("online", online);
     stopFollowing(st, root);
@@ -161,7 +176,7 @@ function listen(st, root) {
     } catch (_) {
       return;
     }
-    addLog(st, event);
+    enqueue(st, root, event);
     refresh(st, root).then(() => {
       if (event.type === "game_ended") source.close();
     });
@@ -197,7 +212,7 @@ async function poll(st, root) {
       wait = POLL_WAIT;
       setLive(st, root, true, "poll");
       if (page.events.length) {
-        for (const event of page.events) addLog(st, event);
+        for (const event of page.events) enqueue(st, root, event);
         await refresh(st, root);
       }
     } catch (error) {
@@ -221,8 +236,119 @@ function setLive(st, root, state, via = st.via) {
   badge.title = state === true ? (via === "poll" ? "following the game by long-polling its events" : "following the game by its event stream") : "";
 }
 
+/** Draw `event` (in order, after those before it): another seat's move on the table stays
+ * there `PACES` ms before the next is drawn, with its line in the log. */
+function enqueue(st, root, event) {
+  st.lastSeq = Math.max(st.lastSeq, event.seq);
+  if (st.log.some((e) => e.seq === event.seq) || st.queue.some((e) => e.seq === event.seq)) return;
+  st.queue.push(event);
+  st.queue.sort((a, b) => a.seq - b.seq);
+  if (!st.pacing) drawQueue(st, root);
+}
+
+function paceMs() {
+  const chosen = localStorage.getItem("mayi.pace");
+  return chosen in PACES ? PACES[chosen] : PACES.normal;
+}
+
+async function drawQueue(st, root) {
+  st.pacing = true;
+  try {
+    while (st.queue.length && !st.closed) {
+      const event = st.queue.shift();
+      const shown = st.pace || st.drawn || st.view;
+      addLog(st, event);
+      const mine = !st.watch && typeof st.view.seat === "number" && event.seat === st.view.seat;
+      const ms = st.queue.length >= BACKLOG ? Math.min(150, paceMs()) : paceMs();
+      if (PACED.has(event.type) && !mine && ms && shown && event.seq > shown.last_event) {
+        st.pace = applyEvent(shown, event);
+        render(st, root);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      } else if (st.pace && event.seq > st.pace.last_event) {
+        st.pace = { ...st.pace, last_event: event.seq };
+      }
+    }
+  } finally {
+    st.pace = null;
+    st.pacing = false;
+  }
+  if (!st.closed && st.view) render(st, root);
+}
+
+/** `view` after another seat's move `event`, as far as the public event tells it. */
+function applyEvent(view, event) {
+  const v = structuredClone(view);
+  v.last_event = event.seq;
+  const d = event.data || {};
+  const seat = v.seats[event.seat];
+  const under = v.under || (v.under = []);
+  if (!seat) return v;
+  const fromPile = () => {
+    v.discard_top = under.length ? under.pop() : null;
+    v.discard_count = Math.max(0, v.discard_count - 1);
+    seat.hand_count += 1;
+  };
+  switch (event.type) {
+    case "drew":
+      v.stock_count = Math.max(0, v.stock_count - 1);
+      seat.hand_count += 1;
+      break;
+    case "took_upcard":
+    case "claim_won":
+      fromPile();
+      v.claim_window = null;
+      break;
+    case "discarded":
+      if (v.discard_top) under.push(v.discard_top);
+      v.discard_top = d.card;
+      v.discard_count += 1;
+      seat.hand_count = Math.max(0, seat.hand_count - 1);
+      v.claim_window = null;
+      break;
+    case "went_down":
+      v.melds = v.melds.concat(d.melds || []);
+      seat.down = true;
+      seat.hand_count = Math.max(0, seat.hand_count - (d.melds || []).reduce((n, m) => n + m.cards.length, 0));
+      break;
+    case "laid_off": {
+      const changed = new Map((d.melds || []).map((m) => [m.id, m]));
+      v.melds = v.melds.map((m) => changed.get(m.id) || m);
+      seat.hand_count = Math.max(0, seat.hand_count - (d.lay_offs || []).reduce((n, l) => n + l.cards.length, 0));
+      break;
+    }
+    default:
+      break;
+  }
+  if (v.status === "playing") {
+    v.turn = event.seat;
+    v.actor = event.seat;
+  }
+  return v;
+}
+
+/** The view the table shows now: the other seats' move being drawn, or the view read once
+ * the events it holds are drawn (at once after the person's own action, or after CATCH_UP_MS
+ * when its events do not come). */
+function shownView(st) {
+  if (st.pace) return st.pace;
+  const v = st.view;
+  if (!st.drawn || v.status !== "playing" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || st.drawn.round.number !== v.round.number) {
+    st.drawn = v;
+    st.logSeq = Math.max(st.logSeq, v.last_event);
+  } else if (!st.catchUp) {
+    st.catchUp = setTimeout(() => {
+      st.catchUp = null;
+      if (st.closed || st.pacing) return;
+      st.drawn = st.view;
+      render(st, st.root);
+    }, CATCH_UP_MS);
+  }
+  return st.drawn;
+}
+
 function addLog(st, event) {
   st.lastSeq = Math.max(st.lastSeq, event.seq);
+  st.logSeq = Math.max(st.logSeq, event.seq);
   if (st.log.some((e) => e.seq === event.seq)) return;
   st.log.push(event);
   st.log.sort((a, b) => a.seq - b.seq);
@@ -248,7 +374,10 @@ async function send(st, root, move, at = "moves") {
   setError(st, root, null);
   try {
     const view = await act(st.id, st.token, move, (message) => setError(st, root, message, at));
-    if (view) setView(st, view);
+    if (view) {
+      st.ownSeq = Math.max(st.ownSeq, view.last_event);
+      setView(st, view);
+    }
     st.error = null;
   } catch (error) {
     st.error = { message: errorText(error), at };
@@ -331,21 +460,24 @@ function render(st, root) {
   st.root = root;
   const v = st.view;
   const playing = v.status !== "waiting";
+  const shown = shownView(st);
   replace(
     root,
     header(st),
-    playing ? seatsPanel(st) : waitingPanel(st, root),
-    playing ? tablePanel(st) : null,
+    playing ? seatsPanel(st, shown) : waitingPanel(st, root),
+    playing ? tablePanel(st, shown) : null,
     playing && st.token ? handPanel(st, root) : null,
     playing && st.token ? actionsPanel(st, root) : null,
     playing ? scoresPanel(st) : null,
     logPanel(st),
+    playing && v.status === "playing" ? settingsPanel(st, root) : null,
   );
   tick(st);
   setLive(st, root, v.status === "finished" ? false : st.live);
   if (st.busy) root.querySelectorAll(".actions button, .waiting button").forEach((b) => (b.disabled = true));
   const box = root.querySelector("#action-error");
   if (box && box.getBoundingClientRect) box.scrollIntoView({ block: "nearest" });
+  autoPass(st, root);
 }
 
 function header(st) {
@@ -470,8 +602,7 @@ function waitingPanel(st, root) {
   );
 }
 
-function seatsPanel(st) {
-  const v = st.view;
+function seatsPanel(st, v) {
   return h(
     "section",
     { class: "seats", "aria-label": "Players" },
@@ -500,8 +631,7 @@ function seatsPanel(st) {
   );
 }
 
-function tablePanel(st) {
-  const v = st.view;
+function tablePanel(st, v) {
   const n = names(v);
   const window = v.claim_window;
   return h(
@@ -603,6 +733,80 @@ function handPanel(st, root) {
       ),
     ),
   );
+}
+
+/** The person's answer to an upcard offered before another seat's turn ("mayi.claims"):
+ * "ask" (every time), "useful" (only for a card that could join the hand's melds or the table's;
+ * the others are passed at once), "pass" (pass every one at once). */
+export const CLAIM_CHOICES = { ask: "Ask me every time", useful: "Ask me only for cards I can use", pass: "Pass automatically" };
+const PACE_CHOICES = { slow: "Slow", normal: "Normal", fast: "Fast", instant: "At once" };
+
+function claimChoice() {
+  const chosen = localStorage.getItem("mayi.claims");
+  return chosen in CLAIM_CHOICES ? chosen : "ask";
+}
+
+function settingsPanel(st, root) {
+  const choice = (label, key, store, choices, current) =>
+    h(
+      "div",
+      { class: "field" },
+      h("label", { class: "label", for: key }, label),
+      h(
+        "select",
+        {
+          id: key,
+          dataset: { key },
+          onchange: (e) => {
+            localStorage.setItem(store, e.target.value);
+            render(st, root);
+          },
+        },
+        Object.entries(choices).map(([value, words]) => h("option", { value, selected: value === current }, words)),
+      ),
+    );
+  return h(
+    "section",
+    { class: "settings", "aria-label": "Table settings" },
+    h("h2", {}, "Settings"),
+    h(
+      "div",
+      { class: "fields" },
+      st.token ? choice("Upcards others discard", "claims-choice", "mayi.claims", CLAIM_CHOICES, claimChoice()) : null,
+      choice("Others' moves", "pace-choice", "mayi.pace", PACE_CHOICES, localStorage.getItem("mayi.pace") in PACES ? localStorage.getItem("mayi.pace") : "normal"),
+    ),
+  );
+}
+
+/** Could `card` join a meld: a book or run of the hand, or a meld on the table? */
+export function usefulCard(card, hand, melds) {
+  if (C.isJoker(card)) return true;
+  const order = "A23456789TJQKA";
+  const near = (a, b, by) => {
+    if (C.suitOf(a) !== C.suitOf(b)) return false;
+    const ra = [order.indexOf(a[0]), order.lastIndexOf(a[0])];
+    const rb = [order.indexOf(b[0]), order.lastIndexOf(b[0])];
+    return ra.some((x) => rb.some((y) => Math.abs(x - y) <= by && x !== y));
+  };
+  if (hand.some((c) => C.isJoker(c) || c[0] === card[0] || near(c, card, 2))) return true;
+  return melds.some((m) => {
+    const naturals = m.cards.filter((c) => !C.isJoker(c));
+    return m.type === "book" ? naturals.some((c) => c[0] === card[0]) : naturals.some((c) => near(c, card, 1) || near(c, card, m.cards.length));
+  });
+}
+
+/** Pass an upcard offered before another seat's turn at once, as the person chose. */
+function autoPass(st, root) {
+  const v = st.view;
+  if (!st.token || st.busy || v.status !== "playing" || typeof v.seat !== "number" || v.turn === v.seat) return;
+  const pass = (v.legal || []).find((m) => m.type === "claim" && !m.claim);
+  if (!pass || !v.upcard) return;
+  const choice = claimChoice();
+  if (choice === "ask" || (choice === "useful" && usefulCard(v.upcard, v.hand || [], v.melds))) return;
+  const key = `${v.round.number}:${v.discard_count}:${v.upcard}`;
+  if (st.autoPassed === key) return;
+  st.autoPassed = key;
+  send(st, root, pass);
 }
 
 function button(label, key, onclick, extra = {}) {
