@@ -61,11 +61,19 @@ def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0)
 
 
 def create(
-    url: str, seats: int, names: list[str], test: dict[str, Any] | None = None, variant: str = "may_i"
+    url: str,
+    seats: int,
+    names: list[str],
+    test: dict[str, Any] | None = None,
+    variant: str = "may_i",
+    options: dict[str, Any] | None = SLOW,
 ) -> tuple[str, list[str]]:
-    """A table with the named players seated (the others open); its id and their tokens."""
+    """A table with the named players seated (the others open); its id and their tokens.
+    ``options``: the table's (slow clocks unless told; None: the service's defaults)."""
     players = [{"name": n} for n in names]
-    body: dict[str, Any] = {"variant": variant, "seats": seats, "options": SLOW, "players": players}
+    body: dict[str, Any] = {"variant": variant, "seats": seats, "players": players}
+    if options is not None:
+        body["options"] = options
     if test is not None:
         body["test"] = test
     for _ in range(10):  # as a client does on the default limit of new tables a minute: wait and retry
