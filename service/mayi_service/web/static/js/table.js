@@ -258,6 +258,10 @@ async function drawQueue(st, root) {
       const event = st.queue.shift();
       const shown = st.pace || st.drawn || st.view;
       addLog(st, event);
+      if (event.type === "round_ended") {
+        st.summary = event; // every hand, as counted: shown until the person continues
+        st.focusSummary = true;
+      }
       const mine = !st.watch && typeof st.view.seat === "number" && event.seat === st.view.seat;
       const ms = st.queue.length >= BACKLOG ? Math.min(150, paceMs()) : paceMs();
       if (PACED.has(event.type) && !mine && ms && shown && event.seq > shown.last_event) {
@@ -461,13 +465,15 @@ function render(st, root) {
   const v = st.view;
   const playing = v.status !== "waiting";
   const shown = shownView(st);
+  const summary = st.summary && playing ? summaryPanel(st, root) : null;
   replace(
     root,
     header(st),
-    playing ? seatsPanel(st, shown) : waitingPanel(st, root),
-    playing ? tablePanel(st, shown) : null,
-    playing && st.token ? handPanel(st, root) : null,
-    playing && st.token ? actionsPanel(st, root) : null,
+    summary,
+    playing ? (summary ? null : seatsPanel(st, shown)) : waitingPanel(st, root),
+    playing && !summary ? tablePanel(st, shown) : null,
+    playing && st.token && !summary ? handPanel(st, root) : null,
+    playing && st.token && !summary ? actionsPanel(st, root) : null,
     playing ? scoresPanel(st) : null,
     logPanel(st),
     playing && v.status === "playing" ? settingsPanel(st, root) : null,
@@ -478,6 +484,58 @@ function render(st, root) {
   const box = root.querySelector("#action-error");
   if (box && box.getBoundingClientRect) box.scrollIntoView({ block: "nearest" });
   autoPass(st, root);
+  if (st.focusSummary && summary) {
+    st.focusSummary = false;
+    const next = root.querySelector("[data-key='continue']");
+    if (next) next.focus();
+  }
+}
+
+/** The round just ended (its `round_ended` event): every seat's hand as counted, its points
+ * and its total; the table comes back when the person continues. */
+function summaryPanel(st, root) {
+  const v = st.view;
+  const n = names(v);
+  const d = st.summary.data;
+  const out = d.out === null || d.out === undefined ? null : d.out;
+  const finished = v.status === "finished";
+  const rows = v.seats.map((s) =>
+    h(
+      "tr",
+      { dataset: { seat: s.seat } },
+      h("th", { scope: "row" }, seatName(n, s.seat), s.seat === v.seat ? " (you)" : "", out === s.seat ? " (out)" : ""),
+      h("td", { class: "summary-hand" }, (d.hands[s.seat] || []).length ? h("span", { class: "cards" }, d.hands[s.seat].map((c) => C.cardFace(c))) : "no cards"),
+      h("td", { class: "points" }, String(d.scores[s.seat])),
+      h("td", { class: "total" }, String(d.totals[s.seat])),
+    ),
+  );
+  const continueLabel = finished ? "Show the final table" : `Continue to round ${v.round.number}`;
+  return h(
+    "section",
+    { class: "round-summary", "aria-label": `Round ${d.round} summary` },
+    h("h2", {}, `Round ${d.round} is over`),
+    h("p", { class: "summary-out" }, out === null ? "Nobody went out." : `${seatName(n, out)} went out.`),
+    h(
+      "div",
+      { class: "wide", tabindex: "0", role: "region", "aria-label": "Hands and points" },
+      h(
+        "table",
+        { class: "summary-table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Cards left"), h("th", { scope: "col" }, "Points"), h("th", { scope: "col" }, "Total"))),
+        h("tbody", {}, rows),
+      ),
+    ),
+    h(
+      "div",
+      { class: "buttons" },
+      button(continueLabel, "continue", () => {
+        st.summary = null;
+        render(st, root);
+        const moves = root.querySelector("#moves") || root.querySelector("#turn");
+        if (moves) moves.focus();
+      }, { class: "primary" }),
+    ),
+  );
 }
 
 function header(st) {
