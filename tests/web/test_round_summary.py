@@ -9,24 +9,7 @@ from typing import Any
 
 import requests
 from playwright.sync_api import expect
-from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, stack, view
-
-
-def settle(url: str, game_id: str, tokens: list[str]) -> None:
-    """Every seat that may still answer the upcard, other than the one on turn, passes."""
-    v = view(url, game_id)
-    window = v["claim_window"]
-    for seat in (window or {}).get("pending", []):
-        if seat != v["turn"]:
-            act(url, game_id, tokens[seat], "claims", {"claim": False})
-
-
-def turn(url: str, game_id: str, tokens: list[str], seat: int) -> None:
-    """``seat`` draws from the stock and discards its first legal discard."""
-    settle(url, game_id, tokens)
-    act(url, game_id, tokens[seat], "turn/draw", {"source": "stock"})
-    legal = view(url, game_id, tokens[seat])["legal"]
-    act(url, game_id, tokens[seat], "turn/discard", {"card": next(m["card"] for m in legal if m["type"] == "discard")})
+from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, settle, stack, turn, view
 
 
 def test_a_round_summary_shows_every_hand_until_the_person_continues(served: Any, new_page: Any, shots: Any) -> None:

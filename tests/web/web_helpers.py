@@ -115,6 +115,23 @@ def draw_and_discard(url: str, game_id: str, token: str, card: str | None = None
     return card
 
 
+def settle(url: str, game_id: str, tokens: list[str]) -> None:
+    """Every seat that may still answer the upcard, other than the one on turn, passes."""
+    v = view(url, game_id)
+    window = v["claim_window"]
+    for seat in (window or {}).get("pending", []):
+        if seat != v["turn"]:
+            act(url, game_id, tokens[seat], "claims", {"claim": False})
+
+
+def turn(url: str, game_id: str, tokens: list[str], seat: int) -> None:
+    """``seat`` draws from the stock and discards its first legal discard."""
+    settle(url, game_id, tokens)
+    act(url, game_id, tokens[seat], "turn/draw", {"source": "stock"})
+    legal = view(url, game_id, tokens[seat])["legal"]
+    act(url, game_id, tokens[seat], "turn/discard", {"card": next(m["card"] for m in legal if m["type"] == "discard")})
+
+
 def press_card(page: Page, card: str) -> None:
     """Select one (unselected) ``card`` of the hand, as a person presses it."""
     button = page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="false"]').first

@@ -46,6 +46,8 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     pacing: false,
     pace: null, // the table as drawn while the other seats' moves are shown one at a time
     drawn: null, // the view the table shows (it lags the view read until its events are drawn)
+    fresh: [], // the cards the person just drew or took
+    draws: [], // {after, upto, cards}: what the hand gained between two views
   };
   const clock = setInterval(() => tick(st), 250);
   // While the table waits for players, nothing happens in its events: its view is read again.
@@ -131,12 +133,37 @@ function setView(st, view) {
   const stagedCards = st.staged.flat();
   if (!C.sameCards(C.without(hand, stagedCards).concat(stagedCards), hand) || view.phase !== "play") st.staged = [];
   if (!old || !C.sameCards(old.hand || [], hand)) st.selected = [];
+  // The cards the person just drew or took: highlighted in the hand until their turn ends;
+  // a draw's card is named in the log (the event stream carries no private part).
+  if (old && old.hand && old.round.number === view.round.number && view.status === "playing") {
+    const added = C.without(hand, old.hand);
+    if (added.length) {
+      st.fresh = added;
+      st.draws.push({ after: old.last_event, upto: view.last_event, cards: added });
+      if (st.draws.length > 20) st.draws.shift();
+    } else if (old.turn === old.seat && view.turn !== view.seat) st.fresh = [];
+  } else if (!old || old.round.number !== view.round.number) st.fresh = [];
+}
+
+/** The card of the person's own `drew` event, when its public form does not say it. */
+function drawnCard(st, event) {
+  if (event.private || event.type !== "drew" || event.seat !== st.view.seat || st.watch) return null;
+  for (const range of st.draws) {
+    if (event.seq <= range.after || event.seq > range.upto) continue;
+    // Of the cards the hand gained there, the ones not taken from the pile (those are named).
+    const taken = st.log.filter((e) => e.seat === event.seat && e.seq > range.after && e.seq <= range.upto && (e.type === "took_upcard" || e.type === "claim_won")).map((e) => e.data.card);
+    const drawn = C.without(range.cards, taken);
+    const draws = st.log.filter((e) => e.type === "drew" && e.seat === event.seat && !e.private && e.seq > range.after && e.seq <= range.upto);
+    const at = draws.findIndex((e) => e.seq === event.seq);
+    if (at >= 0 && drawn[at]) return drawn[at];
+  }
+  return null;
 }
 
 async function preloadLog(st) {
   const after = Math.max(0, st.view.last_event - 20);
   try {
-    const page = await games.events(st.id, after);
+    const page = await games.events(st.id, after, { token: st.token });
     for (const event of page.events) addLog(st, event);
   } catch (_) {
     /* the log is a nicety */
@@ -766,10 +793,19 @@ function handPanel(st, root) {
       },
       label,
     );
+  const fresh = [...st.fresh];
+  const isFresh = hand.map((card) => {
+    const at = fresh.indexOf(card);
+    if (at < 0) return false;
+    fresh.splice(at, 1);
+    return true;
+  });
+  const freshShown = hand.filter((_, i) => isFresh[i]);
   return h(
     "section",
     { class: "hand", "aria-label": "Your hand" },
     h("h2", {}, `Your hand (${(v.hand || []).length})`, h("span", { class: "sort" }, " Sort: ", sortButton("suit", "by suit"), sortButton("rank", "by rank"))),
+    freshShown.length ? h("p", { class: "fresh-note", id: "fresh-note" }, `New in your hand: ${freshShown.map(C.cardText).join(" ")} (outlined).`) : null,
     v.held ? h("p", { class: "muted" }, `Taken this turn: ${C.cardText(v.held)} (it may not be laid off this turn).`) : null,
     h(
       "div",
@@ -779,7 +815,8 @@ function handPanel(st, root) {
           tag: "button",
           props: {
             type: "button",
-            class: st.selected.includes(i) ? "selected" : "",
+            class: (st.selected.includes(i) ? "selected" : "") + (isFresh[i] ? " drawn" : ""),
+            "aria-describedby": isFresh[i] ? "fresh-note" : false,
             "aria-pressed": String(st.selected.includes(i)),
             dataset: { key: `card-${i}-${card}` },
             onclick: () => {
@@ -1038,6 +1075,10 @@ function logPanel(st) {
     "section",
     { class: "log", "aria-label": "What happened" },
     h("h2", {}, "What happened"),
-    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
+    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => {
+      const card = drawnCard(st, e);
+      const told = card ? { ...e, private: { card } } : e;
+      return h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(told, names(v), v.variant));
+    })),
   );
 }
