@@ -411,7 +411,7 @@ async function send(st, root, move, at = "moves") {
     }
     st.error = null;
   } catch (error) {
-    st.error = { message: errorText(error), at };
+    st.error = { message: C.withCardText(errorText(error)), at };
   } finally {
     st.busy = false;
     render(st, root);
@@ -804,7 +804,7 @@ function handPanel(st, root) {
   return h(
     "section",
     { class: "hand", "aria-label": "Your hand" },
-    h("h2", {}, `Your hand (${(v.hand || []).length})`, h("span", { class: "sort" }, " Sort: ", sortButton("suit", "by suit"), sortButton("rank", "by rank"))),
+    h("h2", {}, `Your hand (${hand.length})`, st.staged.length ? h("span", { class: "muted staged-note" }, ` and ${(v.hand || []).length - hand.length} in melds being made`) : null, h("span", { class: "sort" }, " Sort: ", sortButton("suit", "by suit"), sortButton("rank", "by rank"))),
     freshShown.length ? h("p", { class: "fresh-note", id: "fresh-note" }, `New in your hand: ${freshShown.map(C.cardText).join(" ")} (outlined).`) : null,
     v.held ? h("p", { class: "muted" }, `Taken this turn: ${C.cardText(v.held)} (it may not be laid off this turn).`) : null,
     h(
@@ -968,17 +968,32 @@ function actionsPanel(st, root) {
     );
   }
   if (!legal.length && v.status === "playing") parts.push(h("p", { class: "muted" }, "Nothing to do now: waiting for the others."));
-  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), errorBox(st, "moves"), parts);
+  // An error of the go-down whose panel is gone (the person is down now) stays, here.
+  const goDownShown = parts.some((p) => p && p.classList && p.classList.contains("go-down"));
+  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), errorBox(st, "moves") || (goDownShown ? null : errorBox(st, "go-down")), parts);
 }
 
-function contractCount(melds) {
-  let books = 0;
-  let runs = 0;
-  for (const m of melds) {
-    if (C.guessMeldType(m) === "book") books++;
-    else runs++;
-  }
-  return { books, runs };
+/** The staged melds against the contract: the counts, and what is missing or wrong, in words. */
+function contractCheck(st) {
+  const v = st.view;
+  const contract = v.round.contract;
+  const checks = st.staged.map((m) => C.meldCheck(m, v.variant));
+  const books = checks.filter((c) => c.type === "book" && !c.problem).length;
+  const runs = checks.filter((c) => c.type === "run" && !c.problem).length;
+  const problems = checks.filter((c) => c.problem).map((c) => c.problem);
+  const runSuits = st.staged.filter((m, i) => checks[i].type === "run").map((m) => C.suitOf(m.find((c) => !C.isJoker(c))));
+  if (new Set(runSuits).size < runSuits.length) problems.push("Two runs of one contract must be of different suits.");
+  const bookRanks = st.staged.filter((m, i) => checks[i].type === "book").map((m) => C.rankOf(m.find((c) => !C.isJoker(c))));
+  if (v.variant === "shanghai" && new Set(bookRanks).size < bookRanks.length) problems.push("Two books of one contract must be of different ranks in Shanghai.");
+  const parts = [];
+  if (contract.books) parts.push(`${books} of ${contract.books} book${contract.books === 1 ? "" : "s"}`);
+  if (contract.runs) parts.push(`${runs} of ${contract.runs} run${contract.runs === 1 ? "" : "s"}`);
+  const over = [];
+  if (books > contract.books) over.push(`${books - contract.books} book${books - contract.books === 1 ? "" : "s"} too many`);
+  if (runs > contract.runs) over.push(`${runs - contract.runs} run${runs - contract.runs === 1 ? "" : "s"} too many`);
+  if (over.length) problems.push(`The contract is ${contract.text}: ${over.join(", ")}.`);
+  const complete = !problems.length && books === contract.books && runs === contract.runs;
+  return { checks, parts, problems, complete };
 }
 
 function matchingGoDown(st, goDowns) {
@@ -990,12 +1005,18 @@ function matchingGoDown(st, goDowns) {
 function goDownPanel(st, root, goDowns, chosen) {
   const v = st.view;
   const contract = v.round.contract;
-  const staged = contractCount(st.staged);
   const can = goDowns.length > 0;
   const exact = matchingGoDown(st, goDowns);
+  const check = contractCheck(st);
+  const selection = C.meldCheck(chosen, v.variant);
   const status = can
     ? "Your hand meets the contract: you may go down now."
     : "Your hand does not meet the contract yet (no way to go down is among your legal moves).";
+  let next;
+  if (chosen.length) next = selection.problem || `Selected: ${chosen.map(C.cardText).join(" ")}, a ${selection.type}. Make it a meld.`;
+  else if (check.complete) next = "Your melds make the contract: go down.";
+  else if (!st.staged.length) next = "Select the cards of a meld, then make it a meld.";
+  else next = "Select the cards of the next meld.";
   return h(
     "div",
     { class: "go-down" },
@@ -1004,13 +1025,13 @@ function goDownPanel(st, root, goDowns, chosen) {
     st.staged.length
       ? h(
           "ol",
-          { class: "staged" },
+          { class: "staged", "aria-label": "Melds being made" },
           st.staged.map((meld, i) =>
             h(
               "li",
-              {},
+              { dataset: { type: check.checks[i].type || "none" } },
               h("span", { class: "cards" }, meld.map((c) => C.cardFace(c))),
-              ` ${C.guessMeldType(meld)} `,
+              ` ${check.checks[i].type && !check.checks[i].problem ? check.checks[i].type : "not a meld"} `,
               button("Take back", `unstage-${i}`, () => {
                 st.staged.splice(i, 1);
                 st.selected = [];
@@ -1020,26 +1041,28 @@ function goDownPanel(st, root, goDowns, chosen) {
           ),
         )
       : null,
-    h("p", { class: "muted", id: "staged-count" }, `Melds made: ${staged.books} of ${contract.books} books, ${staged.runs} of ${contract.runs} runs.`),
+    h("p", { class: "muted", id: "staged-count" }, `Melds made: ${check.parts.join(", ")}.`),
+    h("p", { class: "meld-check" + (selection.problem || check.problems.length ? " problem-text" : ""), id: "meld-check", "aria-live": "polite" }, [next, ...check.problems].join(" ")),
     h(
       "div",
       { class: "buttons" },
       button("Make a meld of the selected cards", "stage", () => {
-        if (!chosen.length) return setError(st, root, "Select the cards of a meld first.", "go-down");
-        const meld = C.guessMeldType(chosen) === "run" ? C.orderRun(chosen) : chosen;
+        if (!chosen.length || selection.problem) return;
+        const meld = selection.type === "run" ? C.orderRun(chosen) : chosen;
         st.staged.push(meld);
         st.selected = [];
         setError(st, root, null);
-      }, { disabled: !chosen.length }),
+      }, { disabled: !chosen.length || Boolean(selection.problem) }),
       can ? button("Use the suggested melds", "suggest", () => {
         st.staged = goDowns[0].melds.map((m) => [...m]);
         st.selected = [];
         render(st, root);
       }) : null,
       button("Go down", "go-down", () => {
+        if (!check.complete) return;
         const move = exact || { type: "go_down", melds: st.staged };
         send(st, root, move, "go-down");
-      }, { disabled: !st.staged.length, class: "primary" }),
+      }, { disabled: !check.complete, class: "primary" }),
     ),
     errorBox(st, "go-down"),
   );
