@@ -1,7 +1,7 @@
 // The bot ladder (docs/ladder.md): the leaderboard of a variant, its recent matches, and a
 // bot's rating history. Read-only: bots enter through the API with their own tokens.
 import { api, errorText } from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, replace, labelCells } from "./dom.js";
 
 const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
 
@@ -70,7 +70,7 @@ async function showBoard(root, st, variant) {
       { "aria-label": "Leaderboard" },
       h("h2", {}, "Leaderboard"),
       board.standings.length
-        ? h(
+        ? labelCells(h(
             "table",
             { class: "game-list leaderboard" },
             h("thead", {}, h("tr", {}, ["#", "Bot", "Rating", "mu ± sigma", "Games", "Wins", "Mean score"].map((c) => h("th", { scope: "col" }, c)))),
@@ -91,7 +91,7 @@ async function showBoard(root, st, variant) {
                 ),
               ),
             ),
-          )
+          ))
         : h("p", { class: "muted" }, "Nobody has entered this ladder yet."),
     ),
     matchesSection("Playing now", playing.matches, names, variant),
@@ -105,7 +105,7 @@ function matchesSection(title, matches, names, variant) {
     { "aria-label": title, class: "matches" },
     h("h2", {}, title),
     matches.length
-      ? h(
+      ? labelCells(h(
           "table",
           { class: "game-list" },
           h("thead", {}, h("tr", {}, ["Match", "Players", ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -138,7 +138,7 @@ function matchesSection(title, matches, names, variant) {
               );
             }),
           ),
-        )
+        ))
       : h("p", { class: "muted" }, "None."),
   );
 }
@@ -181,7 +181,7 @@ async function showBot(root, st, variant, botId) {
       { "aria-label": "Rating history" },
       h("h2", {}, "Rating history"),
       points.length
-        ? h(
+        ? labelCells(h(
             "table",
             { class: "game-list history" },
             h("thead", {}, h("tr", {}, ["When", "Place", "Score", "Rating", "mu ± sigma", ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -201,7 +201,7 @@ async function showBot(root, st, variant, botId) {
                 ),
               ),
             ),
-          )
+          ))
         : h("p", { class: "muted" }, "No rated match yet."),
     ),
   );

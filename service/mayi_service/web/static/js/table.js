@@ -499,8 +499,8 @@ function render(st, root) {
     summary,
     playing ? (summary ? null : seatsPanel(st, shown)) : waitingPanel(st, root),
     playing && !summary ? tablePanel(st, shown) : null,
-    playing && st.token && !summary ? handPanel(st, root) : null,
-    playing && st.token && !summary ? actionsPanel(st, root) : null,
+    // The hand and the moves: on a phone, fixed at the bottom of the screen (as card sites do).
+    playing && st.token && !summary ? h("div", { class: "dock", id: "dock" }, handPanel(st, root), actionsPanel(st, root)) : null,
     playing ? scoresPanel(st) : null,
     logPanel(st),
     playing && v.status === "playing" ? settingsPanel(st, root) : null,
@@ -1077,6 +1077,9 @@ function scoresPanel(st) {
     { class: "scores", "aria-label": "Scores" },
     h("h2", {}, "Scores"),
     h(
+      "div",
+      { class: "wide", tabindex: "0", role: "region", "aria-label": "Scores by round" },
+      h(
       "table",
       { class: "score-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), v.seats.map((s) => h("th", { scope: "col" }, seatName(n, s.seat))))),
@@ -1086,6 +1089,7 @@ function scoresPanel(st) {
         v.results.map((r) => h("tr", { dataset: { round: r.round } }, h("th", { scope: "row" }, String(r.round)), r.scores.map((s, i) => h("td", { class: r.out === i ? "out" : "" }, String(s), r.out === i ? " (out)" : "")))),
       ),
       h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), v.seats.map((s) => h("td", { class: "total" }, String(s.total))))),
+      ),
     ),
     v.status === "finished" ? h("p", { class: "places" }, "Places: ", v.places.map((p, i) => `${seatName(n, i)} ${p}`).join(", ")) : null,
   );
