@@ -64,6 +64,13 @@ export function mountTable(root, gameId, { watch = false } = {}) {
       /* read again at the next tick; an action's error is shown by the action */
     }
   }, WAITING_POLL_MS);
+  const skip = document.getElementById("skip-link");
+  if (skip && !watch) {
+    skip.textContent = "Skip to your hand and moves";
+    skip.dataset.target = "#dock .hand-cards|#moves|.round-summary";
+  }
+  const onKey = (e) => shortcut(st, root, e);
+  document.addEventListener("keydown", onKey);
   const offline = () => stopFollowing(st, root);
   const online = () => refresh(st, root).then(() => follow(st, root));
   window.addEventListener("offline", offline);
@@ -82,6 +89,11 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     clearInterval(clock);
     clearInterval(waiting);
     clearTimeout(st.catchUp);
+    document.removeEventListener("keydown", onKey);
+    if (skip) {
+      skip.textContent = "Skip to the content";
+      delete skip.dataset.target;
+    }
     window.removeEventListener("offline", offline);
     window.removeEventListener("online", online);
     stopFollowing(st, root);
@@ -493,6 +505,9 @@ function render(st, root) {
   const playing = v.status !== "waiting";
   const shown = shownView(st);
   const summary = st.summary && playing ? summaryPanel(st, root) : null;
+  const focused = document.activeElement;
+  const hadFocus = focused && focused !== root && root.contains(focused);
+  const focusedKey = hadFocus ? focused.dataset.key : undefined;
   replace(
     root,
     header(st),
@@ -510,12 +525,54 @@ function render(st, root) {
   if (st.busy) root.querySelectorAll(".actions button, .waiting button").forEach((b) => (b.disabled = true));
   const box = root.querySelector("#action-error");
   if (box && box.getBoundingClientRect) box.scrollIntoView({ block: "nearest" });
+  // The focus was on a control this redraw removed (a move made, an offer gone): it stays in
+  // the action area, on its first move, never falling back to the page.
+  if (hadFocus && !root.contains(document.activeElement)) focusMoves(root, focusedKey);
   autoPass(st, root);
   if (st.focusSummary && summary) {
     st.focusSummary = false;
     const next = root.querySelector("[data-key='continue']");
     if (next) next.focus();
   }
+}
+
+function focusMoves(root, key) {
+  const cards = key && key.startsWith("card-") ? root.querySelector(".hand-cards button.card") : null;
+  const target = cards || root.querySelector(".actions button:not(:disabled)") || root.querySelector("#moves") || root.querySelector("#turn");
+  if (target) target.focus();
+}
+
+/** The keys of the table's moves (none with a modifier, none while typing in a field). */
+export const SHORTCUTS = [
+  ["d", "draw-stock", "Draw from the stock"],
+  ["t", "draw-discard", "Take the upcard"],
+  ["p", "pass", "Pass on the upcard"],
+  ["m", "claim", "May I, buy, or take the upcard offered"],
+  ["g", "go-down", "Go down"],
+  ["x", "discard", "Discard the selected card"],
+  ["c", "continue", "Continue after a round's summary"],
+];
+
+function shortcut(st, root, e) {
+  if (e.altKey || e.ctrlKey || e.metaKey || st.closed) return;
+  const there = e.target;
+  if (there && there.closest && there.closest("input, select, textarea")) return;
+  if (there && there.closest && there.closest(".hand-cards") && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
+    const cards = [...root.querySelectorAll(".hand-cards button.card")];
+    const at = cards.indexOf(there.closest("button.card"));
+    const next = cards[(at + (e.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length];
+    if (next) {
+      e.preventDefault();
+      next.focus();
+    }
+    return;
+  }
+  const found = SHORTCUTS.find(([key]) => key === e.key.toLowerCase());
+  if (!found) return;
+  const control = root.querySelector(`button[data-key="${found[1]}"]:not(:disabled)`);
+  if (!control) return;
+  e.preventDefault();
+  control.click();
 }
 
 /** The round just ended (its `round_ended` event): every seat's hand as counted, its points
@@ -558,8 +615,7 @@ function summaryPanel(st, root) {
       button(continueLabel, "continue", () => {
         st.summary = null;
         render(st, root);
-        const moves = root.querySelector("#moves") || root.querySelector("#turn");
-        if (moves) moves.focus();
+        focusMoves(root);
       }, { class: "primary" }),
     ),
   );
@@ -870,6 +926,19 @@ function settingsPanel(st, root) {
       st.token ? choice("Upcards others discard", "claims-choice", "mayi.claims", CLAIM_CHOICES, claimChoice()) : null,
       choice("Others' moves", "pace-choice", "mayi.pace", PACE_CHOICES, localStorage.getItem("mayi.pace") in PACES ? localStorage.getItem("mayi.pace") : "normal"),
     ),
+    st.token
+      ? h(
+          "details",
+          { class: "shortcuts" },
+          h("summary", {}, "Keyboard shortcuts"),
+          h(
+            "ul",
+            {},
+            SHORTCUTS.map(([key, , words]) => h("li", {}, h("kbd", {}, key.toUpperCase()), ` ${words}`)),
+            h("li", {}, h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " the previous, the next card of the hand; ", h("kbd", {}, "Space"), " selects it"),
+          ),
+        )
+      : null,
   );
 }
 
@@ -905,7 +974,8 @@ function autoPass(st, root) {
 }
 
 function button(label, key, onclick, extra = {}) {
-  return h("button", { type: "button", dataset: { key }, onclick, ...extra }, label);
+  const keys = SHORTCUTS.find(([, k]) => k === key);
+  return h("button", { type: "button", dataset: { key }, onclick, "aria-keyshortcuts": keys ? keys[0].toUpperCase() : false, ...extra }, label);
 }
 
 function actionsPanel(st, root) {
@@ -970,7 +1040,7 @@ function actionsPanel(st, root) {
   if (!legal.length && v.status === "playing") parts.push(h("p", { class: "muted" }, "Nothing to do now: waiting for the others."));
   // An error of the go-down whose panel is gone (the person is down now) stays, here.
   const goDownShown = parts.some((p) => p && p.classList && p.classList.contains("go-down"));
-  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), errorBox(st, "moves") || (goDownShown ? null : errorBox(st, "go-down")), parts);
+  return h("section", { class: "actions", "aria-label": "Your moves", id: "moves", tabindex: "-1" }, h("h2", {}, "Your moves"), errorBox(st, "moves") || (goDownShown ? null : errorBox(st, "go-down")), parts);
 }
 
 /** The staged melds against the contract: the counts, and what is missing or wrong, in words. */
