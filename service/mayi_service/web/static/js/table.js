@@ -2,7 +2,7 @@
 import { ApiError, UNREACHABLE, act, errorText, games, houseBotNames, seats as seatStore } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace } from "./dom.js";
-import { EVENT_TYPES, describeEvent, distinctNames, seatName } from "./events.js";
+import { EVENT_TYPES, describeEvent, distinctNames, plural, seatName } from "./events.js";
 import { fillBotOptions } from "./lobby.js";
 
 const LOG_SIZE = 60;
@@ -147,14 +147,19 @@ function setView(st, view) {
   if (!old || !C.sameCards(old.hand || [], hand)) st.selected = [];
   // The cards the person just drew or took: highlighted in the hand until their turn ends;
   // a draw's card is named in the log (the event stream carries no private part).
-  if (old && old.hand && old.round.number === view.round.number && view.status === "playing") {
+  if (old && old.hand && roundOf(old) === roundOf(view) && view.status === "playing") {
     const added = C.without(hand, old.hand);
     if (added.length) {
       st.fresh = added;
       st.draws.push({ after: old.last_event, upto: view.last_event, cards: added });
       if (st.draws.length > 20) st.draws.shift();
     } else if (old.turn === old.seat && view.turn !== view.seat) st.fresh = [];
-  } else if (!old || old.round.number !== view.round.number) st.fresh = [];
+  } else if (!old || roundOf(old) !== roundOf(view)) st.fresh = [];
+}
+
+/** The number of the view's round (null while the table waits for players). */
+function roundOf(view) {
+  return view.round ? view.round.number : null;
 }
 
 /** The card of the person's own `drew` event, when its public form does not say it. */
@@ -375,7 +380,7 @@ function applyEvent(view, event) {
 function shownView(st) {
   if (st.pace) return st.pace;
   const v = st.view;
-  if (!st.drawn || v.status !== "playing" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || st.drawn.round.number !== v.round.number) {
+  if (!st.drawn || v.status !== "playing" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
     st.drawn = v;
     st.logSeq = Math.max(st.logSeq, v.last_event);
   } else if (!st.catchUp) {
@@ -762,9 +767,9 @@ function seatsPanel(st, v) {
           "li",
           { class: "seat" + (s.seat === v.seat ? " me" : "") + (s.seat === v.turn ? " on-turn" : ""), dataset: { seat: s.seat } },
           h("span", { class: "name" }, seatName(names(v), s.seat), s.seat === v.seat ? " (you)" : ""),
-          h("span", { class: "count", dataset: { handCount: s.hand_count } }, `${s.hand_count} card${s.hand_count === 1 ? "" : "s"}`),
-          h("span", { class: "total" }, `${s.total} pts`),
-          s.claims_left !== null ? h("span", { class: "claims" }, `${s.claims_left} buys left`) : null,
+          h("span", { class: "count", dataset: { handCount: s.hand_count } }, plural(s.hand_count, "card")),
+          h("span", { class: "total" }, plural(s.total, "point")),
+          s.claims_left !== null ? h("span", { class: "claims" }, `${plural(s.claims_left, "buy")} left`) : null,
           flags,
         );
       }),
