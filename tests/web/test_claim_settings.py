@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from web_helpers import OTHERS, PERSON, SEED, STOCK, act, hold_seat, pass_claim, stack
 from web_helpers import create as create_table
 
+
 def passes_of(url: str, game_id: str, seat: int) -> list[dict[str, Any]]:
     events = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": 0}, timeout=30).json()["events"]
     return [e for e in events if e["type"] == "passed" and e["seat"] == seat]
@@ -28,7 +29,9 @@ def wait_for_pass(url: str, game_id: str, card: str) -> dict[str, Any]:
     raise AssertionError(f"Ann did not pass on {card}")
 
 
-def test_the_page_passes_the_upcards_the_person_chose_not_to_be_asked_for(served: Any, new_page: Any, shots: Any) -> None:
+def test_the_page_passes_the_upcards_the_person_chose_not_to_be_asked_for(
+    served: Any, new_page: Any, shots: Any
+) -> None:
     url = served.url
     deck = stack([PERSON, *OTHERS], "2S", STOCK)
     # The service's default clocks (a 15 s claim window): a pass the page did not send is one

@@ -57,7 +57,9 @@ def test_errors_show_next_to_the_action_in_view_and_in_words(served: Any, new_pa
     near(problem.bounding_box(), where)
     shots(page, "error-beside-go-down")
     # A detail that names cards names them as the page shows them.
-    written = page.evaluate("() => import('/web/js/cards.js').then((c) => c.withCardText('A run needs 4; 7C 9C KC TH JK has 5'))")
+    written = page.evaluate(
+        "() => import('/web/js/cards.js').then((c) => c.withCardText('A run needs 4; 7C 9C KC TH JK has 5'))"
+    )
     assert written == "A run needs 4; 7♣ 9♣ K♣ 10♥ Joker has 5" == in_page_words("A run needs 4; 7C 9C KC TH JK has 5")
 
     # The server does not answer (the connection is refused): words, in view, while retrying.

@@ -56,14 +56,22 @@ def test_the_table_by_keyboard(served: Any, new_page: Any, shots: Any) -> None:
     page.keyboard.press("p")
     expect(page.get_by_role("button", name="Pass on 2♣")).to_have_count(0)
     focus_in_moves(page)
-    passed = [e for e in view_events(url, game_id) if e["type"] == "passed" and e["seat"] == 0 and e["data"]["card"] == "2C"]
+    passed = [
+        e for e in view_events(url, game_id) if e["type"] == "passed" and e["seat"] == 0 and e["data"]["card"] == "2C"
+    ]
     assert passed and not passed[0].get("timeout"), passed
 
     for seat in (2, 3):  # Cy and Di play; then D draws for Ann
         settle(url, game_id, tokens)
         act(url, game_id, tokens[seat], "turn/draw", {"source": "stock"})
         legal = view(url, game_id, tokens[seat])["legal"]
-        act(url, game_id, tokens[seat], "turn/discard", {"card": next(m["card"] for m in legal if m["type"] == "discard")})
+        act(
+            url,
+            game_id,
+            tokens[seat],
+            "turn/discard",
+            {"card": next(m["card"] for m in legal if m["type"] == "discard")},
+        )
         if seat == 2:
             expect(page.get_by_role("button", name="Pass on")).to_be_visible()
             page.keyboard.press("p")
@@ -81,5 +89,7 @@ def test_the_table_by_keyboard(served: Any, new_page: Any, shots: Any) -> None:
 
 
 def view_events(url: str, game_id: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = requests.get(f"{url}/v1/games/{game_id}/events", params={"after": 0}, timeout=30).json()["events"]
+    events: list[dict[str, Any]] = requests.get(
+        f"{url}/v1/games/{game_id}/events", params={"after": 0}, timeout=30
+    ).json()["events"]
     return events

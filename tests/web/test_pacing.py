@@ -10,8 +10,8 @@ from contextlib import suppress
 from typing import Any
 
 import requests
-from playwright.sync_api import expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 from web_helpers import hand_on_page, hold_seat, press_card
 
 #: Each redraw of the page, as the browser drew it: the pile's top card, the log's newest line,
@@ -95,6 +95,9 @@ def test_other_seats_moves_are_drawn_one_at_a_time(served: Any, new_page: Any, s
         if move["type"] == "discarded":
             assert frames[at]["top"] == move["data"]["card"], (move, frames[at])
         if move["type"] == "drew":  # the drawer's new card is counted before its discard is shown
-            following = next((m for m in moves if m["seq"] > move["seq"] and m["seat"] == move["seat"] and m["type"] == "discarded"), None)
+            following = next(
+                (m for m in moves if m["seq"] > move["seq"] and m["seat"] == move["seat"] and m["type"] == "discarded"),
+                None,
+            )
             if following is not None:
                 assert frames[at]["top"] != following["data"]["card"], (move, frames[at])

@@ -90,6 +90,7 @@ def test_a_replay_steps_through_a_finished_game(served: Any, new_page: Any, shot
     expect(page.locator("#winner")).to_be_visible()
     # Counts in words: one of a thing is singular (the seats' buys, points, cards).
     words = page.evaluate(
-        "() => import('/web/js/events.js').then((e) => [e.plural(1, 'buy'), e.plural(2, 'buy'), e.plural(1, 'win'), e.plural(1, 'match', 'matches')])"
+        "() => import('/web/js/events.js').then((e) =>"
+        " [e.plural(1, 'buy'), e.plural(2, 'buy'), e.plural(1, 'win'), e.plural(1, 'match', 'matches')])"
     )
     assert words == ["1 buy", "2 buys", "1 win", "1 match"], words
