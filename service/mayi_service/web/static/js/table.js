@@ -604,6 +604,7 @@ function summaryPanel(st, root) {
     { class: "round-summary", "aria-label": `Round ${d.round} summary` },
     h("h2", {}, `Round ${d.round} is over`),
     h("p", { class: "summary-out" }, out === null ? "Nobody went out." : `${seatName(n, out)} went out.`),
+    yourPart(st).part !== "none" ? h("p", { class: "summary-next" }, `Round ${v.round.number} is dealt and the move is yours: continue to play (your clock is running).`) : null,
     h(
       "div",
       { class: "wide", tabindex: "0", role: "region", "aria-label": "Hands and points" },
