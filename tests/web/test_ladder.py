@@ -79,6 +79,9 @@ def test_the_ladder_pages(ladder_served: Any, new_page: Any, shots: Any) -> None
     replay = page.locator(f".history tbody tr a[href='#/replay/{game_id}']")  # more may have finished since
     expect(replay).to_have_count(1)
     expect(page.locator("svg.sparkline")).to_be_visible()
+    # The chart has its axes: the rating up (its lowest and highest values), the matches across.
+    expect(page.locator("svg.sparkline .axes line")).to_have_count(2)
+    expect(page.locator("svg.sparkline .axis-label")).to_have_text(["match", "rating"])
     expect(page.locator("p.meta")).to_contain_text("Rank ")
 
     # Once she has left, her page still shows her rating and history (the board no longer lists her).

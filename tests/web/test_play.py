@@ -52,27 +52,32 @@ def test_a_person_plays_a_round_and_sees_the_scores(served: Any, new_page: Any, 
     for seat in (1, 2, 3):  # the others pass too: the person draws the stock's top card
         pass_claim(url, game_id, tokens[seat])
 
-    # Go down: two books, chosen card by card. A meld the rules refuse is refused by the
-    # API, and the page shows the problem's detail.
+    # Go down: two books, chosen card by card. The page checks each meld as it is built, in
+    # its own words: three clubs apart are no meld, and "Go down" waits for the contract.
     expect(page.locator(".go-down .contract-status")).to_have_attribute("data-met", "true")
     assert hand_on_page(page) == sorted([*PERSON, "9H"])
-    for card in ("7C", "9C", "KC"):
+    check = page.locator("#meld-check")
+    press_card(page, "7C")
+    expect(check).to_contain_text("7♣: not a meld yet")
+    for card in ("9C", "KC"):
         press_card(page, card)
-    page.get_by_role("button", name="Make a meld of the selected cards").click()
-    with page.expect_response(lambda r: r.url.endswith("/melds")) as answer:
-        page.get_by_role("button", name="Go down").click()
-    assert answer.value.status == 422
-    expect(page.locator("#action-error .error-text")).to_have_text(answer.value.json()["detail"])
-    page.get_by_role("button", name="Take back").click()
-    expect(page.locator(".staged")).to_have_count(0)
+    expect(check).to_contain_text("7♣ 9♣ K♣: a run needs 4 or more cards of one suit in sequence")
+    expect(page.get_by_role("button", name="Make a meld of the selected cards")).to_be_disabled()
+    expect(page.get_by_role("button", name="Go down")).to_be_disabled()
+    for card in ("7C", "9C", "KC"):  # pressed again: unselected
+        page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="true"]').first.click()
     for card in ("7C", "7D", "7S"):
         press_card(page, card)
     page.get_by_role("button", name="Make a meld of the selected cards").click()
-    expect(page.locator("#staged-count")).to_contain_text("1 of 2 books")
+    expect(page.locator("#staged-count")).to_have_text("Melds made: 1 of 2 books.")  # no runs in this contract
+    expect(page.locator(".staged li")).to_have_text(["7♣7♦7♠ book Take back"])
+    expect(page.locator(".hand h2")).to_contain_text("Your hand (8) and 3 in melds being made")
+    expect(page.get_by_role("button", name="Go down")).to_be_disabled()  # 1 of 2 melds
     for card in ("9C", "9D", "9S"):
         press_card(page, card)
     page.get_by_role("button", name="Make a meld of the selected cards").click()
     expect(page.locator("#staged-count")).to_contain_text("2 of 2 books")
+    expect(page.get_by_role("button", name="Go down")).to_be_enabled()
     page.get_by_role("button", name="Go down").click()
     expect(page.locator(".melds .meld")).to_have_count(2)
     expect(page.locator(".seat[data-seat='0'] .badge.down")).to_be_visible()

@@ -1,5 +1,6 @@
 """The replay of a finished game, stepped through at the web table: forward, back, to the
-end, and a jump to a round; the hands are rebuilt from the replay's events."""
+end, a jump to a round, and autoplay to the end; the hands are rebuilt from the replay's
+events; at the end, the winner's line and who went out ("(out)")."""
 
 from __future__ import annotations
 
@@ -68,7 +69,28 @@ def test_a_replay_steps_through_a_finished_game(served: Any, new_page: Any, shot
     expect(text).to_contain_text("The game is over")
     expect(page.locator(".score-table tbody tr")).to_have_count(1)
     expect(page.locator(".replay-hands .seat[data-seat='1'] .card")).to_have_count(12)  # hands shown at the end
+    expect(page.locator("#winner")).to_have_text("Winner: Ann (0 points).")
+    expect(page.locator(".score-table tbody td").first).to_have_text("0 (out)")
+    expect(page.locator(".replay-hands .seat[data-seat='0'] .total")).to_have_text("0 points")
 
     page.locator("#round-jump").select_option(label="7: 3 runs, using all your cards")
     expect(step).to_have_text("Step 1 of 9")
     expect(text).to_contain_text("Round 7 starts")
+    expect(page.locator("#winner")).to_have_count(0)  # not before the game's end
+
+    # Autoplay: one event after another to the end, then it stops by itself.
+    page.get_by_label("Speed").select_option("fast")
+    play = page.locator("button[data-key='autoplay']")
+    play.click()
+    expect(play).to_have_text("Pause")
+    expect(play).to_have_attribute("aria-pressed", "true")
+    expect(text).to_contain_text("Ann takes the upcard K♦")  # drawn on its way
+    expect(step).to_have_text("Step 9 of 9")
+    expect(play).to_have_text("Play")
+    expect(page.locator("#winner")).to_be_visible()
+    # Counts in words: one of a thing is singular (the seats' buys, points, cards).
+    words = page.evaluate(
+        "() => import('/web/js/events.js').then((e) =>"
+        " [e.plural(1, 'buy'), e.plural(2, 'buy'), e.plural(1, 'win'), e.plural(1, 'match', 'matches')])"
+    )
+    assert words == ["1 buy", "2 buys", "1 win", "1 match"], words

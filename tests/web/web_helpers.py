@@ -61,11 +61,19 @@ def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0)
 
 
 def create(
-    url: str, seats: int, names: list[str], test: dict[str, Any] | None = None, variant: str = "may_i"
+    url: str,
+    seats: int,
+    names: list[str],
+    test: dict[str, Any] | None = None,
+    variant: str = "may_i",
+    options: dict[str, Any] | None = SLOW,
 ) -> tuple[str, list[str]]:
-    """A table with the named players seated (the others open); its id and their tokens."""
+    """A table with the named players seated (the others open); its id and their tokens.
+    ``options``: the table's (slow clocks unless told; None: the service's defaults)."""
     players = [{"name": n} for n in names]
-    body: dict[str, Any] = {"variant": variant, "seats": seats, "options": SLOW, "players": players}
+    body: dict[str, Any] = {"variant": variant, "seats": seats, "players": players}
+    if options is not None:
+        body["options"] = options
     if test is not None:
         body["test"] = test
     for _ in range(10):  # as a client does on the default limit of new tables a minute: wait and retry
@@ -105,6 +113,23 @@ def draw_and_discard(url: str, game_id: str, token: str, card: str | None = None
         card = next(m["card"] for m in drawn["legal"] if m["type"] == "discard")
     act(url, game_id, token, "turn/discard", {"card": card})
     return card
+
+
+def settle(url: str, game_id: str, tokens: list[str]) -> None:
+    """Every seat that may still answer the upcard, other than the one on turn, passes."""
+    v = view(url, game_id)
+    window = v["claim_window"]
+    for seat in (window or {}).get("pending", []):
+        if seat != v["turn"]:
+            act(url, game_id, tokens[seat], "claims", {"claim": False})
+
+
+def turn(url: str, game_id: str, tokens: list[str], seat: int) -> None:
+    """``seat`` draws from the stock and discards its first legal discard."""
+    settle(url, game_id, tokens)
+    act(url, game_id, tokens[seat], "turn/draw", {"source": "stock"})
+    legal = view(url, game_id, tokens[seat])["legal"]
+    act(url, game_id, tokens[seat], "turn/discard", {"card": next(m["card"] for m in legal if m["type"] == "discard")})
 
 
 def press_card(page: Page, card: str) -> None:

@@ -31,5 +31,17 @@ function route() {
   else cleanup = mountLobby(root);
 }
 
+// The skip link: to the page's content, or what the page names (a table: the hand and moves).
+// (Its address is the lobby's only for a browser without this script: the fragment routes.)
+document.getElementById("skip-link").addEventListener("click", (e) => {
+  e.preventDefault();
+  const link = e.currentTarget;
+  // data-target: selectors, "|" between them, tried in turn.
+  const targets = (link.dataset.target || "").split("|").filter(Boolean);
+  const target = targets.map((t) => document.querySelector(t)).find(Boolean) || document.getElementById("app");
+  const first = target.matches("button, a, input, select") ? target : target.querySelector("button:not(:disabled), a[href], input, select");
+  (first || target).focus();
+});
+
 window.addEventListener("hashchange", route);
 route();

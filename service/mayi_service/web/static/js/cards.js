@@ -104,3 +104,39 @@ export function orderRun(cards) {
   }
   return out.concat(jokers);
 }
+
+/** Card codes in `text` (an API problem's detail: "7C 9C KC is not a run") written as the
+ * page shows cards ("7♣ 9♣ K♣"). */
+export function withCardText(text) {
+  return String(text).replace(/\b(?:[2-9TJQKA][CDHS]|JK)\b/g, (code) => cardText(code));
+}
+
+const RUN_RANKS = "A23456789TJQK"; // an ace low is 0 here; an ace high is 13
+
+/** What `cards` would be as a meld, as the person builds it (the service decides when they go
+ * down): {type: "book" | "run" | null, problem: words or null}. `variant`: "may_i" or
+ * "shanghai" (May I allows one joker a meld; every meld keeps a natural card). */
+export function meldCheck(cards, variant) {
+  const shown = cards.map(cardText).join(" ");
+  const naturals = cards.filter((c) => !isJoker(c));
+  const jokers = cards.length - naturals.length;
+  if (!cards.length) return { type: null, problem: null };
+  if (!naturals.length) return { type: null, problem: `${shown}: a meld keeps at least one card that is not a joker.` };
+  const jokerProblem = variant !== "shanghai" && jokers > 1 ? `${shown}: May I allows one joker a meld.` : null;
+  const ranks = new Set(naturals.map(rankOf));
+  const suits = new Set(naturals.map(suitOf));
+  if (cards.length < 3) {
+    return { type: null, problem: `${shown}: not a meld yet. A book needs 3 or more cards of one rank; a run 4 or more of one suit in sequence.` };
+  }
+  if (ranks.size === 1) return { type: "book", problem: jokerProblem };
+  if (suits.size > 1) return { type: null, problem: `${shown}: mixes ranks and suits. A book is of one rank; a run of one suit, in sequence.` };
+  if (cards.length < 4) return { type: "run", problem: `${shown}: a run needs 4 or more cards of one suit in sequence.` };
+  if (ranks.size < naturals.length) return { type: "run", problem: `${shown}: a run holds each rank once.` };
+  const fits = [false, true].some((aceHigh) => {
+    const at = naturals.map((c) => (c[0] === "A" && aceHigh ? 13 : RUN_RANKS.indexOf(c[0])));
+    const span = Math.max(...at) - Math.min(...at) + 1;
+    return span <= cards.length && cards.length <= 13;
+  });
+  if (!fits) return { type: "run", problem: `${shown}: not in sequence (a joker may stand for one missing card; an ace is high or low, never both).` };
+  return { type: "run", problem: jokerProblem };
+}

@@ -56,3 +56,15 @@ export function showError(message) {
   );
   box.hidden = false;
 }
+
+/** `table` with each body cell labelled by its column's heading (`data-label`): on a phone's
+ * width the rows are shown as cards, each value with its label. */
+export function labelCells(table) {
+  const heads = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+  for (const row of table.querySelectorAll("tbody tr")) {
+    [...row.children].forEach((cell, i) => {
+      if (heads[i]) cell.dataset.label = heads[i];
+    });
+  }
+  return table;
+}

@@ -23,6 +23,11 @@ export function seatName(names, seat) {
 
 const cards = (list) => list.map(cardText).join(" ");
 
+/** "1 buy", "2 buys": `n` and the word, plural when `n` is not 1. */
+export function plural(n, word, many = word + "s") {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
 /** One event as a sentence. `names`: seat names; `variant`: "may_i" or "shanghai". */
 export function describeEvent(event, names, variant) {
   const who = seatName(names, event.seat);

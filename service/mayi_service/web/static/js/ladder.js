@@ -1,7 +1,8 @@
 // The bot ladder (docs/ladder.md): the leaderboard of a variant, its recent matches, and a
 // bot's rating history. Read-only: bots enter through the API with their own tokens.
 import { api, errorText } from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, replace, labelCells } from "./dom.js";
+import { plural } from "./events.js";
 
 const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
 
@@ -70,7 +71,7 @@ async function showBoard(root, st, variant) {
       { "aria-label": "Leaderboard" },
       h("h2", {}, "Leaderboard"),
       board.standings.length
-        ? h(
+        ? labelCells(h(
             "table",
             { class: "game-list leaderboard" },
             h("thead", {}, h("tr", {}, ["#", "Bot", "Rating", "mu ± sigma", "Games", "Wins", "Mean score"].map((c) => h("th", { scope: "col" }, c)))),
@@ -91,7 +92,7 @@ async function showBoard(root, st, variant) {
                 ),
               ),
             ),
-          )
+          ))
         : h("p", { class: "muted" }, "Nobody has entered this ladder yet."),
     ),
     matchesSection("Playing now", playing.matches, names, variant),
@@ -105,7 +106,7 @@ function matchesSection(title, matches, names, variant) {
     { "aria-label": title, class: "matches" },
     h("h2", {}, title),
     matches.length
-      ? h(
+      ? labelCells(h(
           "table",
           { class: "game-list" },
           h("thead", {}, h("tr", {}, ["Match", "Players", ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -138,7 +139,7 @@ function matchesSection(title, matches, names, variant) {
               );
             }),
           ),
-        )
+        ))
       : h("p", { class: "muted" }, "None."),
   );
 }
@@ -147,9 +148,6 @@ function ordinal(n) {
   return n + (n === 1 ? "st" : n === 2 ? "nd" : n === 3 ? "rd" : "th");
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
 
 function signed(x) {
   return (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
@@ -181,7 +179,7 @@ async function showBot(root, st, variant, botId) {
       { "aria-label": "Rating history" },
       h("h2", {}, "Rating history"),
       points.length
-        ? h(
+        ? labelCells(h(
             "table",
             { class: "game-list history" },
             h("thead", {}, h("tr", {}, ["When", "Place", "Score", "Rating", "mu ± sigma", ""].map((c) => h("th", { scope: "col" }, c)))),
@@ -201,29 +199,46 @@ async function showBot(root, st, variant, botId) {
                 ),
               ),
             ),
-          )
+          ))
         : h("p", { class: "muted" }, "No rated match yet."),
     ),
   );
 }
 
-/** The rating after each match, as a small line chart (SVG built in the DOM: no inline style). */
+/** The rating after each match, as a line chart with its axes: the rating (its lowest and
+ * highest values marked) up, the matches (first to last) across (SVG built in the DOM: no
+ * inline style). */
 function sparkline(values) {
   const NS = "http://www.w3.org/2000/svg";
-  const width = 300;
-  const height = 60;
+  const width = 340;
+  const height = 110;
+  const left = 46; // room for the rating's labels
+  const bottom = 28; // room for the matches' labels
+  const top = 8;
+  const right = 8;
   const low = Math.min(...values);
   const high = Math.max(...values);
   const span = high - low || 1;
-  const x = (i) => (values.length === 1 ? width / 2 : (i * (width - 8)) / (values.length - 1) + 4);
-  const y = (v) => height - 4 - ((v - low) * (height - 8)) / span;
-  const svg = document.createElementNS(NS, "svg");
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("class", "sparkline");
-  svg.setAttribute("role", "img");
-  svg.setAttribute("aria-label", `Rating from ${fixed(values[0], 2)} to ${fixed(values[values.length - 1], 2)} over ${values.length} matches`);
-  const line = document.createElementNS(NS, "polyline");
-  line.setAttribute("points", values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" "));
-  svg.appendChild(line);
+  const x = (i) => (values.length === 1 ? (left + width - right) / 2 : left + (i * (width - left - right)) / (values.length - 1));
+  const y = (v) => height - bottom - ((v - low) * (height - bottom - top)) / span;
+  const el = (tag, attrs, text) => {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    if (text !== undefined) node.textContent = text;
+    return node;
+  };
+  const svg = el("svg", { viewBox: `0 0 ${width} ${height}`, class: "sparkline", role: "img", "aria-label": `Rating after each match: from ${fixed(values[0], 2)} to ${fixed(values[values.length - 1], 2)} over ${plural(values.length, "match", "matches")} (lowest ${fixed(low, 2)}, highest ${fixed(high, 2)})` });
+  const axes = el("g", { class: "axes", "aria-hidden": "true" });
+  axes.append(
+    el("line", { x1: left, y1: top, x2: left, y2: height - bottom }),
+    el("line", { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom }),
+    el("text", { x: left - 4, y: y(high) + 4, "text-anchor": "end", class: "tick" }, fixed(high, 1)),
+    el("text", { x: left - 4, y: y(low) + 4, "text-anchor": "end", class: "tick" }, fixed(low, 1)),
+    el("text", { x: left, y: height - bottom + 12, "text-anchor": "start", class: "tick" }, "1"),
+    el("text", { x: width - right, y: height - bottom + 12, "text-anchor": "end", class: "tick" }, String(values.length)),
+    el("text", { x: (left + width) / 2, y: height - 4, "text-anchor": "middle", class: "axis-label" }, "match"),
+    el("text", { x: 10, y: (top + height - bottom) / 2, "text-anchor": "middle", class: "axis-label", transform: `rotate(-90 10 ${(top + height - bottom) / 2})` }, "rating"),
+  );
+  svg.append(axes, el("polyline", { points: values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
   return svg;
 }

@@ -1,6 +1,6 @@
 // The lobby: create a table, fill it with house bots, join an open seat, list tables to watch.
 import { errorText, games, houseBotNames, seats as seatStore } from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, replace, labelCells } from "./dom.js";
 
 const PAGE_SIZE = 20;
 
@@ -139,7 +139,7 @@ async function listTables(st) {
     h("h2", {}, "Tables"),
     h("div", { class: "tabs", role: "group", "aria-label": "Which tables" }, tab("waiting", "Waiting for players"), tab("playing", "Playing"), tab("finished", "Finished")),
     list.games.length
-      ? h(
+      ? labelCells(h(
           "table",
           { class: "game-list" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Table"), h("th", { scope: "col" }, "Game"), h("th", { scope: "col" }, "Players"), h("th", { scope: "col" }, h("span", { class: "visually-hidden" }, "Open")))),
@@ -164,7 +164,7 @@ async function listTables(st) {
               );
             }),
           ),
-        )
+        ))
       : h("p", { class: "muted" }, "No tables here."),
     pages > 1
       ? h(

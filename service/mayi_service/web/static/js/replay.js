@@ -3,10 +3,13 @@
 import { errorText, games } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace, showError } from "./dom.js";
-import { describeEvent, distinctNames, seatName } from "./events.js";
+import { describeEvent, distinctNames, plural, seatName } from "./events.js";
+
+/** Autoplay's pace: ms an event, by the person's choice. */
+const SPEEDS = { slow: 2000, normal: 1000, fast: 400 };
 
 export function mountReplay(root, gameId) {
-  const st = { id: gameId, replay: null, states: [], step: 0, sortBy: "suit", closed: false };
+  const st = { id: gameId, replay: null, states: [], step: 0, sortBy: "suit", closed: false, playing: null, speed: "normal" };
   const onKey = (e) => {
     if (!st.replay || e.target.closest("input, select, textarea")) return;
     if (e.key === "ArrowRight") go(st, root, st.step + 1);
@@ -32,11 +35,33 @@ export function mountReplay(root, gameId) {
     });
   return () => {
     st.closed = true;
+    stop(st);
     document.removeEventListener("keydown", onKey);
   };
 }
 
-function go(st, root, step) {
+function stop(st) {
+  clearInterval(st.playing);
+  st.playing = null;
+}
+
+/** Autoplay: one event forward each SPEEDS[speed] ms, until the end or a pause. */
+function play(st, root) {
+  stop(st);
+  if (st.step >= st.states.length - 1) st.step = 0;
+  st.playing = setInterval(() => {
+    if (st.closed) return stop(st);
+    go(st, root, st.step + 1, { keep: true });
+    if (st.step >= st.states.length - 1) {
+      stop(st);
+      render(st, root);
+    }
+  }, SPEEDS[st.speed]);
+  render(st, root);
+}
+
+function go(st, root, step, { keep = false } = {}) {
+  if (!keep) stop(st);
   st.step = Math.max(0, Math.min(st.states.length - 1, step));
   showError(null);
   render(st, root);
@@ -110,6 +135,12 @@ export function rebuild(replay) {
   return states;
 }
 
+/** Who won (the places of `game_ended`; a shared first place names each), with their total. */
+function winnerLine(r, s) {
+  const first = s.places.map((p, i) => [p, i]).filter(([p]) => p === 1).map(([, i]) => `${seatName(r.names, i)} (${plural(s.totals[i], "point")})`);
+  return h("p", { class: "winner", id: "winner" }, `${first.length > 1 ? "Winners" : "Winner"}: ${first.join(" and ")}.`);
+}
+
 function render(st, root) {
   const r = st.replay;
   const s = st.states[st.step];
@@ -130,6 +161,28 @@ function render(st, root) {
       nav("Forward ▶", "forward", st.step + 1, st.step === last),
       nav("End »", "last", last, st.step === last),
       h(
+        "button",
+        { type: "button", dataset: { key: "autoplay" }, "aria-pressed": String(Boolean(st.playing)), class: "toggle", onclick: () => (st.playing ? (stop(st), render(st, root)) : play(st, root)) },
+        st.playing ? "Pause" : "Play",
+      ),
+      h(
+        "label",
+        {},
+        " Speed ",
+        h(
+          "select",
+          {
+            id: "replay-speed",
+            dataset: { key: "replay-speed" },
+            onchange: (e) => {
+              st.speed = e.target.value;
+              if (st.playing) play(st, root);
+            },
+          },
+          Object.keys(SPEEDS).map((speed) => h("option", { value: speed, selected: st.speed === speed }, `${speed} (${SPEEDS[speed] / 1000} s an event)`)),
+        ),
+      ),
+      h(
         "label",
         {},
         " Round ",
@@ -142,6 +195,7 @@ function render(st, root) {
       ),
       h("span", { class: "step", id: "step", "aria-live": "polite" }, `Step ${st.step} of ${last}`),
     ),
+    s.places ? winnerLine(r, s) : null,
     h("p", { class: "event-text", id: "event-text" }, event ? describeEvent(event, r.names, r.variant) : "Before the first deal. Use Forward (or the right arrow key)."),
     s.round !== null ? h("p", { class: "round" }, `Round ${s.round}: `, h("strong", {}, s.contract)) : null,
     h(
@@ -156,7 +210,7 @@ function render(st, root) {
             "li",
             { class: "seat" + (event && event.seat === i ? " on-turn" : ""), dataset: { seat: i } },
             h("span", { class: "name" }, seatName(r.names, i)),
-            h("span", { class: "total" }, `${s.totals[i]} pts`),
+            h("span", { class: "total" }, plural(s.totals[i], "point")),
             s.down[i] ? h("span", { class: "badge down" }, "down") : null,
             h("span", { class: "cards" }, C.sortCards(s.hands[i], st.sortBy).map((c) => C.cardFace(c))),
           ),
@@ -185,11 +239,15 @@ function render(st, root) {
           { class: "scores", "aria-label": "Scores" },
           h("h2", {}, "Scores"),
           h(
+            "div",
+            { class: "wide", tabindex: "0", role: "region", "aria-label": "Scores by round" },
+            h(
             "table",
             { class: "score-table" },
             h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), r.names.map((_, i) => h("th", { scope: "col" }, seatName(r.names, i))))),
-            h("tbody", {}, s.results.map((res) => h("tr", {}, h("th", { scope: "row" }, String(res.round)), res.scores.map((x, i) => h("td", { class: res.out === i ? "out" : "" }, String(x)))))),
+            h("tbody", {}, s.results.map((res) => h("tr", {}, h("th", { scope: "row" }, String(res.round)), res.scores.map((x, i) => h("td", { class: res.out === i ? "out" : "" }, String(x), res.out === i ? " (out)" : ""))))),
             h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), s.totals.map((x) => h("td", {}, String(x))))),
+            ),
           ),
         )
       : null,

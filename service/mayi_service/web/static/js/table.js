@@ -2,13 +2,21 @@
 import { ApiError, UNREACHABLE, act, errorText, games, houseBotNames, seats as seatStore } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace } from "./dom.js";
-import { EVENT_TYPES, describeEvent, distinctNames, seatName } from "./events.js";
+import { EVENT_TYPES, describeEvent, distinctNames, plural, seatName } from "./events.js";
 import { fillBotOptions } from "./lobby.js";
 
 const LOG_SIZE = 60;
 /** A long-poll's wait (s) when the event stream is refused; how often (ms) a waiting table is read. */
 const POLL_WAIT = 25;
 const WAITING_POLL_MS = 2000;
+/** The other seats' moves that change what the table shows: drawn one at a time (`PACES`). */
+const PACED = new Set(["drew", "took_upcard", "claim_won", "discarded", "went_down", "laid_off"]);
+/** How long (ms) each of the other seats' moves stays on the table before the next is drawn,
+ * by the person's choice ("mayi.pace"); a backlog (a reconnection's catch-up) goes faster. */
+export const PACES = { slow: 1400, normal: 800, fast: 350, instant: 0 };
+const BACKLOG = 6;
+/** How long (ms) the table may show an older state than the view read, waiting for its events. */
+const CATCH_UP_MS = 3000;
 const TITLE = document.title;
 
 /** Mount the table of `gameId` in `root`; `watch`: never use a token. Returns the clean-up. */
@@ -32,6 +40,14 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     live: "reconnecting", // true, "reconnecting" or false; `via`: "stream" or "poll"
     via: "stream",
     lastSeq: 0,
+    logSeq: 0, // the last event drawn on the table (and in the log)
+    ownSeq: 0, // the last event of a view the person's own action answered
+    queue: [], // events not yet drawn, oldest first
+    pacing: false,
+    pace: null, // the table as drawn while the other seats' moves are shown one at a time
+    drawn: null, // the view the table shows (it lags the view read until its events are drawn)
+    fresh: [], // the cards the person just drew or took
+    draws: [], // {after, upto, cards}: what the hand gained between two views
   };
   const clock = setInterval(() => tick(st), 250);
   // While the table waits for players, nothing happens in its events: its view is read again.
@@ -48,6 +64,13 @@ export function mountTable(root, gameId, { watch = false } = {}) {
       /* read again at the next tick; an action's error is shown by the action */
     }
   }, WAITING_POLL_MS);
+  const skip = document.getElementById("skip-link");
+  if (skip && !watch) {
+    skip.textContent = "Skip to your hand and moves";
+    skip.dataset.target = "#dock .hand-cards|#moves|.round-summary";
+  }
+  const onKey = (e) => shortcut(st, root, e);
+  document.addEventListener("keydown", onKey);
   const offline = () => stopFollowing(st, root);
   const online = () => refresh(st, root).then(() => follow(st, root));
   window.addEventListener("offline", offline);
@@ -65,6 +88,12 @@ export function mountTable(root, gameId, { watch = false } = {}) {
     st.closed = true;
     clearInterval(clock);
     clearInterval(waiting);
+    clearTimeout(st.catchUp);
+    document.removeEventListener("keydown", onKey);
+    if (skip) {
+      skip.textContent = "Skip to the content";
+      delete skip.dataset.target;
+    }
     window.removeEventListener("offline", offline);
     window.removeEventListener("online", online);
     stopFollowing(st, root);
@@ -116,12 +145,42 @@ function setView(st, view) {
   const stagedCards = st.staged.flat();
   if (!C.sameCards(C.without(hand, stagedCards).concat(stagedCards), hand) || view.phase !== "play") st.staged = [];
   if (!old || !C.sameCards(old.hand || [], hand)) st.selected = [];
+  // The cards the person just drew or took: highlighted in the hand until their turn ends;
+  // a draw's card is named in the log (the event stream carries no private part).
+  if (old && old.hand && roundOf(old) === roundOf(view) && view.status === "playing") {
+    const added = C.without(hand, old.hand);
+    if (added.length) {
+      st.fresh = added;
+      st.draws.push({ after: old.last_event, upto: view.last_event, cards: added });
+      if (st.draws.length > 20) st.draws.shift();
+    } else if (old.turn === old.seat && view.turn !== view.seat) st.fresh = [];
+  } else if (!old || roundOf(old) !== roundOf(view)) st.fresh = [];
+}
+
+/** The number of the view's round (null while the table waits for players). */
+function roundOf(view) {
+  return view.round ? view.round.number : null;
+}
+
+/** The card of the person's own `drew` event, when its public form does not say it. */
+function drawnCard(st, event) {
+  if (event.private || event.type !== "drew" || event.seat !== st.view.seat || st.watch) return null;
+  for (const range of st.draws) {
+    if (event.seq <= range.after || event.seq > range.upto) continue;
+    // Of the cards the hand gained there, the ones not taken from the pile (those are named).
+    const taken = st.log.filter((e) => e.seat === event.seat && e.seq > range.after && e.seq <= range.upto && (e.type === "took_upcard" || e.type === "claim_won")).map((e) => e.data.card);
+    const drawn = C.without(range.cards, taken);
+    const draws = st.log.filter((e) => e.type === "drew" && e.seat === event.seat && !e.private && e.seq > range.after && e.seq <= range.upto);
+    const at = draws.findIndex((e) => e.seq === event.seq);
+    if (at >= 0 && drawn[at]) return drawn[at];
+  }
+  return null;
 }
 
 async function preloadLog(st) {
   const after = Math.max(0, st.view.last_event - 20);
   try {
-    const page = await games.events(st.id, after);
+    const page = await games.events(st.id, after, { token: st.token });
     for (const event of page.events) addLog(st, event);
   } catch (_) {
     /* the log is a nicety */
@@ -161,7 +220,7 @@ function listen(st, root) {
     } catch (_) {
       return;
     }
-    addLog(st, event);
+    enqueue(st, root, event);
     refresh(st, root).then(() => {
       if (event.type === "game_ended") source.close();
     });
@@ -197,7 +256,7 @@ async function poll(st, root) {
       wait = POLL_WAIT;
       setLive(st, root, true, "poll");
       if (page.events.length) {
-        for (const event of page.events) addLog(st, event);
+        for (const event of page.events) enqueue(st, root, event);
         await refresh(st, root);
       }
     } catch (error) {
@@ -221,8 +280,123 @@ function setLive(st, root, state, via = st.via) {
   badge.title = state === true ? (via === "poll" ? "following the game by long-polling its events" : "following the game by its event stream") : "";
 }
 
+/** Draw `event` (in order, after those before it): another seat's move on the table stays
+ * there `PACES` ms before the next is drawn, with its line in the log. */
+function enqueue(st, root, event) {
+  st.lastSeq = Math.max(st.lastSeq, event.seq);
+  if (st.log.some((e) => e.seq === event.seq) || st.queue.some((e) => e.seq === event.seq)) return;
+  st.queue.push(event);
+  st.queue.sort((a, b) => a.seq - b.seq);
+  if (!st.pacing) drawQueue(st, root);
+}
+
+function paceMs() {
+  const chosen = localStorage.getItem("mayi.pace");
+  return chosen in PACES ? PACES[chosen] : PACES.normal;
+}
+
+async function drawQueue(st, root) {
+  st.pacing = true;
+  try {
+    while (st.queue.length && !st.closed) {
+      const event = st.queue.shift();
+      const shown = st.pace || st.drawn || st.view;
+      addLog(st, event);
+      if (event.type === "round_ended") {
+        st.summary = event; // every hand, as counted: shown until the person continues
+        st.focusSummary = true;
+      }
+      const mine = !st.watch && typeof st.view.seat === "number" && event.seat === st.view.seat;
+      const ms = st.queue.length >= BACKLOG ? Math.min(150, paceMs()) : paceMs();
+      if (PACED.has(event.type) && !mine && ms && shown && event.seq > shown.last_event) {
+        st.pace = applyEvent(shown, event);
+        render(st, root);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+      } else if (st.pace && event.seq > st.pace.last_event) {
+        st.pace = { ...st.pace, last_event: event.seq };
+      }
+    }
+  } finally {
+    st.pace = null;
+    st.pacing = false;
+  }
+  if (!st.closed && st.view) render(st, root);
+}
+
+/** `view` after another seat's move `event`, as far as the public event tells it. */
+function applyEvent(view, event) {
+  const v = structuredClone(view);
+  v.last_event = event.seq;
+  const d = event.data || {};
+  const seat = v.seats[event.seat];
+  const under = v.under || (v.under = []);
+  if (!seat) return v;
+  const fromPile = () => {
+    v.discard_top = under.length ? under.pop() : null;
+    v.discard_count = Math.max(0, v.discard_count - 1);
+    seat.hand_count += 1;
+  };
+  switch (event.type) {
+    case "drew":
+      v.stock_count = Math.max(0, v.stock_count - 1);
+      seat.hand_count += 1;
+      break;
+    case "took_upcard":
+    case "claim_won":
+      fromPile();
+      v.claim_window = null;
+      break;
+    case "discarded":
+      if (v.discard_top) under.push(v.discard_top);
+      v.discard_top = d.card;
+      v.discard_count += 1;
+      seat.hand_count = Math.max(0, seat.hand_count - 1);
+      v.claim_window = null;
+      break;
+    case "went_down":
+      v.melds = v.melds.concat(d.melds || []);
+      seat.down = true;
+      seat.hand_count = Math.max(0, seat.hand_count - (d.melds || []).reduce((n, m) => n + m.cards.length, 0));
+      break;
+    case "laid_off": {
+      const changed = new Map((d.melds || []).map((m) => [m.id, m]));
+      v.melds = v.melds.map((m) => changed.get(m.id) || m);
+      seat.hand_count = Math.max(0, seat.hand_count - (d.lay_offs || []).reduce((n, l) => n + l.cards.length, 0));
+      break;
+    }
+    default:
+      break;
+  }
+  if (v.status === "playing") {
+    v.turn = event.seat;
+    v.actor = event.seat;
+  }
+  return v;
+}
+
+/** The view the table shows now: the other seats' move being drawn, or the view read once
+ * the events it holds are drawn (at once after the person's own action, or after CATCH_UP_MS
+ * when its events do not come). */
+function shownView(st) {
+  if (st.pace) return st.pace;
+  const v = st.view;
+  if (!st.drawn || v.status !== "playing" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
+    st.drawn = v;
+    st.logSeq = Math.max(st.logSeq, v.last_event);
+  } else if (!st.catchUp) {
+    st.catchUp = setTimeout(() => {
+      st.catchUp = null;
+      if (st.closed || st.pacing) return;
+      st.drawn = st.view;
+      render(st, st.root);
+    }, CATCH_UP_MS);
+  }
+  return st.drawn;
+}
+
 function addLog(st, event) {
   st.lastSeq = Math.max(st.lastSeq, event.seq);
+  st.logSeq = Math.max(st.logSeq, event.seq);
   if (st.log.some((e) => e.seq === event.seq)) return;
   st.log.push(event);
   st.log.sort((a, b) => a.seq - b.seq);
@@ -248,10 +422,13 @@ async function send(st, root, move, at = "moves") {
   setError(st, root, null);
   try {
     const view = await act(st.id, st.token, move, (message) => setError(st, root, message, at));
-    if (view) setView(st, view);
+    if (view) {
+      st.ownSeq = Math.max(st.ownSeq, view.last_event);
+      setView(st, view);
+    }
     st.error = null;
   } catch (error) {
-    st.error = { message: errorText(error), at };
+    st.error = { message: C.withCardText(errorText(error)), at };
   } finally {
     st.busy = false;
     render(st, root);
@@ -331,21 +508,123 @@ function render(st, root) {
   st.root = root;
   const v = st.view;
   const playing = v.status !== "waiting";
+  const shown = shownView(st);
+  const summary = st.summary && playing ? summaryPanel(st, root) : null;
+  const focused = document.activeElement;
+  const hadFocus = focused && focused !== root && root.contains(focused);
+  const focusedKey = hadFocus ? focused.dataset.key : undefined;
   replace(
     root,
     header(st),
-    playing ? seatsPanel(st) : waitingPanel(st, root),
-    playing ? tablePanel(st) : null,
-    playing && st.token ? handPanel(st, root) : null,
-    playing && st.token ? actionsPanel(st, root) : null,
+    summary,
+    playing ? (summary ? null : seatsPanel(st, shown)) : waitingPanel(st, root),
+    playing && !summary ? tablePanel(st, shown) : null,
+    // The hand and the moves: on a phone, fixed at the bottom of the screen (as card sites do).
+    playing && st.token && !summary ? h("div", { class: "dock", id: "dock" }, handPanel(st, root), actionsPanel(st, root)) : null,
     playing ? scoresPanel(st) : null,
     logPanel(st),
+    playing && v.status === "playing" ? settingsPanel(st, root) : null,
   );
   tick(st);
   setLive(st, root, v.status === "finished" ? false : st.live);
   if (st.busy) root.querySelectorAll(".actions button, .waiting button").forEach((b) => (b.disabled = true));
   const box = root.querySelector("#action-error");
   if (box && box.getBoundingClientRect) box.scrollIntoView({ block: "nearest" });
+  // The focus was on a control this redraw removed (a move made, an offer gone): it stays in
+  // the action area, on its first move, never falling back to the page.
+  if (hadFocus && !root.contains(document.activeElement)) focusMoves(root, focusedKey);
+  autoPass(st, root);
+  if (st.focusSummary && summary) {
+    st.focusSummary = false;
+    const next = root.querySelector("[data-key='continue']");
+    if (next) next.focus();
+  }
+}
+
+function focusMoves(root, key) {
+  const cards = key && key.startsWith("card-") ? root.querySelector(".hand-cards button.card") : null;
+  const target = cards || root.querySelector(".actions button:not(:disabled)") || root.querySelector("#moves") || root.querySelector("#turn");
+  if (target) target.focus();
+}
+
+/** The keys of the table's moves (none with a modifier, none while typing in a field). */
+export const SHORTCUTS = [
+  ["d", "draw-stock", "Draw from the stock"],
+  ["t", "draw-discard", "Take the upcard"],
+  ["p", "pass", "Pass on the upcard"],
+  ["m", "claim", "May I, buy, or take the upcard offered"],
+  ["g", "go-down", "Go down"],
+  ["x", "discard", "Discard the selected card"],
+  ["c", "continue", "Continue after a round's summary"],
+];
+
+function shortcut(st, root, e) {
+  if (e.altKey || e.ctrlKey || e.metaKey || st.closed) return;
+  const there = e.target;
+  if (there && there.closest && there.closest("input, select, textarea")) return;
+  if (there && there.closest && there.closest(".hand-cards") && (e.key === "ArrowRight" || e.key === "ArrowLeft")) {
+    const cards = [...root.querySelectorAll(".hand-cards button.card")];
+    const at = cards.indexOf(there.closest("button.card"));
+    const next = cards[(at + (e.key === "ArrowRight" ? 1 : cards.length - 1)) % cards.length];
+    if (next) {
+      e.preventDefault();
+      next.focus();
+    }
+    return;
+  }
+  const found = SHORTCUTS.find(([key]) => key === e.key.toLowerCase());
+  if (!found) return;
+  const control = root.querySelector(`button[data-key="${found[1]}"]:not(:disabled)`);
+  if (!control) return;
+  e.preventDefault();
+  control.click();
+}
+
+/** The round just ended (its `round_ended` event): every seat's hand as counted, its points
+ * and its total; the table comes back when the person continues. */
+function summaryPanel(st, root) {
+  const v = st.view;
+  const n = names(v);
+  const d = st.summary.data;
+  const out = d.out === null || d.out === undefined ? null : d.out;
+  const finished = v.status === "finished";
+  const rows = v.seats.map((s) =>
+    h(
+      "tr",
+      { dataset: { seat: s.seat } },
+      h("th", { scope: "row" }, seatName(n, s.seat), s.seat === v.seat ? " (you)" : "", out === s.seat ? " (out)" : ""),
+      h("td", { class: "summary-hand" }, (d.hands[s.seat] || []).length ? h("span", { class: "cards" }, d.hands[s.seat].map((c) => C.cardFace(c))) : "no cards"),
+      h("td", { class: "points" }, String(d.scores[s.seat])),
+      h("td", { class: "total" }, String(d.totals[s.seat])),
+    ),
+  );
+  const continueLabel = finished ? "Show the final table" : `Continue to round ${v.round.number}`;
+  return h(
+    "section",
+    { class: "round-summary", "aria-label": `Round ${d.round} summary` },
+    h("h2", {}, `Round ${d.round} is over`),
+    h("p", { class: "summary-out" }, out === null ? "Nobody went out." : `${seatName(n, out)} went out.`),
+    yourPart(st).part !== "none" ? h("p", { class: "summary-next" }, `Round ${v.round.number} is dealt and the move is yours: continue to play (your clock is running).`) : null,
+    h(
+      "div",
+      { class: "wide", tabindex: "0", role: "region", "aria-label": "Hands and points" },
+      h(
+        "table",
+        { class: "summary-table" },
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Cards left"), h("th", { scope: "col" }, "Points"), h("th", { scope: "col" }, "Total"))),
+        h("tbody", {}, rows),
+      ),
+    ),
+    h(
+      "div",
+      { class: "buttons" },
+      button(continueLabel, "continue", () => {
+        st.summary = null;
+        render(st, root);
+        focusMoves(root);
+      }, { class: "primary" }),
+    ),
+  );
 }
 
 function header(st) {
@@ -470,8 +749,7 @@ function waitingPanel(st, root) {
   );
 }
 
-function seatsPanel(st) {
-  const v = st.view;
+function seatsPanel(st, v) {
   return h(
     "section",
     { class: "seats", "aria-label": "Players" },
@@ -490,9 +768,9 @@ function seatsPanel(st) {
           "li",
           { class: "seat" + (s.seat === v.seat ? " me" : "") + (s.seat === v.turn ? " on-turn" : ""), dataset: { seat: s.seat } },
           h("span", { class: "name" }, seatName(names(v), s.seat), s.seat === v.seat ? " (you)" : ""),
-          h("span", { class: "count", dataset: { handCount: s.hand_count } }, `${s.hand_count} card${s.hand_count === 1 ? "" : "s"}`),
-          h("span", { class: "total" }, `${s.total} pts`),
-          s.claims_left !== null ? h("span", { class: "claims" }, `${s.claims_left} buys left`) : null,
+          h("span", { class: "count", dataset: { handCount: s.hand_count } }, plural(s.hand_count, "card")),
+          h("span", { class: "total" }, plural(s.total, "point")),
+          s.claims_left !== null ? h("span", { class: "claims" }, `${plural(s.claims_left, "buy")} left`) : null,
           flags,
         );
       }),
@@ -500,8 +778,7 @@ function seatsPanel(st) {
   );
 }
 
-function tablePanel(st) {
-  const v = st.view;
+function tablePanel(st, v) {
   const n = names(v);
   const window = v.claim_window;
   return h(
@@ -578,10 +855,19 @@ function handPanel(st, root) {
       },
       label,
     );
+  const fresh = [...st.fresh];
+  const isFresh = hand.map((card) => {
+    const at = fresh.indexOf(card);
+    if (at < 0) return false;
+    fresh.splice(at, 1);
+    return true;
+  });
+  const freshShown = hand.filter((_, i) => isFresh[i]);
   return h(
     "section",
     { class: "hand", "aria-label": "Your hand" },
-    h("h2", {}, `Your hand (${(v.hand || []).length})`, h("span", { class: "sort" }, " Sort: ", sortButton("suit", "by suit"), sortButton("rank", "by rank"))),
+    h("h2", {}, `Your hand (${hand.length})`, st.staged.length ? h("span", { class: "muted staged-note" }, ` and ${(v.hand || []).length - hand.length} in melds being made`) : null, h("span", { class: "sort" }, " Sort: ", sortButton("suit", "by suit"), sortButton("rank", "by rank"))),
+    freshShown.length ? h("p", { class: "fresh-note", id: "fresh-note" }, `New in your hand: ${freshShown.map(C.cardText).join(" ")} (outlined).`) : null,
     v.held ? h("p", { class: "muted" }, `Taken this turn: ${C.cardText(v.held)} (it may not be laid off this turn).`) : null,
     h(
       "div",
@@ -591,7 +877,8 @@ function handPanel(st, root) {
           tag: "button",
           props: {
             type: "button",
-            class: st.selected.includes(i) ? "selected" : "",
+            class: (st.selected.includes(i) ? "selected" : "") + (isFresh[i] ? " drawn" : ""),
+            "aria-describedby": isFresh[i] ? "fresh-note" : false,
             "aria-pressed": String(st.selected.includes(i)),
             dataset: { key: `card-${i}-${card}` },
             onclick: () => {
@@ -605,8 +892,96 @@ function handPanel(st, root) {
   );
 }
 
+/** The person's answer to an upcard offered before another seat's turn ("mayi.claims"):
+ * "ask" (every time), "useful" (only for a card that could join the hand's melds or the table's;
+ * the others are passed at once), "pass" (pass every one at once). */
+export const CLAIM_CHOICES = { ask: "Ask me every time", useful: "Ask me only for cards I can use", pass: "Pass automatically" };
+const PACE_CHOICES = { slow: "Slow", normal: "Normal", fast: "Fast", instant: "At once" };
+
+function claimChoice() {
+  const chosen = localStorage.getItem("mayi.claims");
+  return chosen in CLAIM_CHOICES ? chosen : "ask";
+}
+
+function settingsPanel(st, root) {
+  const choice = (label, key, store, choices, current) =>
+    h(
+      "div",
+      { class: "field" },
+      h("label", { class: "label", for: key }, label),
+      h(
+        "select",
+        {
+          id: key,
+          dataset: { key },
+          onchange: (e) => {
+            localStorage.setItem(store, e.target.value);
+            render(st, root);
+          },
+        },
+        Object.entries(choices).map(([value, words]) => h("option", { value, selected: value === current }, words)),
+      ),
+    );
+  return h(
+    "section",
+    { class: "settings", "aria-label": "Table settings" },
+    h("h2", {}, "Settings"),
+    h(
+      "div",
+      { class: "fields" },
+      st.token ? choice("Upcards others discard", "claims-choice", "mayi.claims", CLAIM_CHOICES, claimChoice()) : null,
+      choice("Others' moves", "pace-choice", "mayi.pace", PACE_CHOICES, localStorage.getItem("mayi.pace") in PACES ? localStorage.getItem("mayi.pace") : "normal"),
+    ),
+    st.token
+      ? h(
+          "details",
+          { class: "shortcuts" },
+          h("summary", {}, "Keyboard shortcuts"),
+          h(
+            "ul",
+            {},
+            SHORTCUTS.map(([key, , words]) => h("li", {}, h("kbd", {}, key.toUpperCase()), ` ${words}`)),
+            h("li", {}, h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " the previous, the next card of the hand; ", h("kbd", {}, "Space"), " selects it"),
+          ),
+        )
+      : null,
+  );
+}
+
+/** Could `card` join a meld: a book or run of the hand, or a meld on the table? */
+export function usefulCard(card, hand, melds) {
+  if (C.isJoker(card)) return true;
+  const order = "A23456789TJQKA";
+  const near = (a, b, by) => {
+    if (C.suitOf(a) !== C.suitOf(b)) return false;
+    const ra = [order.indexOf(a[0]), order.lastIndexOf(a[0])];
+    const rb = [order.indexOf(b[0]), order.lastIndexOf(b[0])];
+    return ra.some((x) => rb.some((y) => Math.abs(x - y) <= by && x !== y));
+  };
+  if (hand.some((c) => C.isJoker(c) || c[0] === card[0] || near(c, card, 2))) return true;
+  return melds.some((m) => {
+    const naturals = m.cards.filter((c) => !C.isJoker(c));
+    return m.type === "book" ? naturals.some((c) => c[0] === card[0]) : naturals.some((c) => near(c, card, 1) || near(c, card, m.cards.length));
+  });
+}
+
+/** Pass an upcard offered before another seat's turn at once, as the person chose. */
+function autoPass(st, root) {
+  const v = st.view;
+  if (!st.token || st.busy || v.status !== "playing" || typeof v.seat !== "number" || v.turn === v.seat) return;
+  const pass = (v.legal || []).find((m) => m.type === "claim" && !m.claim);
+  if (!pass || !v.upcard) return;
+  const choice = claimChoice();
+  if (choice === "ask" || (choice === "useful" && usefulCard(v.upcard, v.hand || [], v.melds))) return;
+  const key = `${v.round.number}:${v.discard_count}:${v.upcard}`;
+  if (st.autoPassed === key) return;
+  st.autoPassed = key;
+  send(st, root, pass);
+}
+
 function button(label, key, onclick, extra = {}) {
-  return h("button", { type: "button", dataset: { key }, onclick, ...extra }, label);
+  const keys = SHORTCUTS.find(([, k]) => k === key);
+  return h("button", { type: "button", dataset: { key }, onclick, "aria-keyshortcuts": keys ? keys[0].toUpperCase() : false, ...extra }, label);
 }
 
 function actionsPanel(st, root) {
@@ -669,17 +1044,32 @@ function actionsPanel(st, root) {
     );
   }
   if (!legal.length && v.status === "playing") parts.push(h("p", { class: "muted" }, "Nothing to do now: waiting for the others."));
-  return h("section", { class: "actions", "aria-label": "Your moves" }, h("h2", {}, "Your moves"), errorBox(st, "moves"), parts);
+  // An error of the go-down whose panel is gone (the person is down now) stays, here.
+  const goDownShown = parts.some((p) => p && p.classList && p.classList.contains("go-down"));
+  return h("section", { class: "actions", "aria-label": "Your moves", id: "moves", tabindex: "-1" }, h("h2", {}, "Your moves"), errorBox(st, "moves") || (goDownShown ? null : errorBox(st, "go-down")), parts);
 }
 
-function contractCount(melds) {
-  let books = 0;
-  let runs = 0;
-  for (const m of melds) {
-    if (C.guessMeldType(m) === "book") books++;
-    else runs++;
-  }
-  return { books, runs };
+/** The staged melds against the contract: the counts, and what is missing or wrong, in words. */
+function contractCheck(st) {
+  const v = st.view;
+  const contract = v.round.contract;
+  const checks = st.staged.map((m) => C.meldCheck(m, v.variant));
+  const books = checks.filter((c) => c.type === "book" && !c.problem).length;
+  const runs = checks.filter((c) => c.type === "run" && !c.problem).length;
+  const problems = checks.filter((c) => c.problem).map((c) => c.problem);
+  const runSuits = st.staged.filter((m, i) => checks[i].type === "run").map((m) => C.suitOf(m.find((c) => !C.isJoker(c))));
+  if (new Set(runSuits).size < runSuits.length) problems.push("Two runs of one contract must be of different suits.");
+  const bookRanks = st.staged.filter((m, i) => checks[i].type === "book").map((m) => C.rankOf(m.find((c) => !C.isJoker(c))));
+  if (v.variant === "shanghai" && new Set(bookRanks).size < bookRanks.length) problems.push("Two books of one contract must be of different ranks in Shanghai.");
+  const parts = [];
+  if (contract.books) parts.push(`${books} of ${contract.books} book${contract.books === 1 ? "" : "s"}`);
+  if (contract.runs) parts.push(`${runs} of ${contract.runs} run${contract.runs === 1 ? "" : "s"}`);
+  const over = [];
+  if (books > contract.books) over.push(`${books - contract.books} book${books - contract.books === 1 ? "" : "s"} too many`);
+  if (runs > contract.runs) over.push(`${runs - contract.runs} run${runs - contract.runs === 1 ? "" : "s"} too many`);
+  if (over.length) problems.push(`The contract is ${contract.text}: ${over.join(", ")}.`);
+  const complete = !problems.length && books === contract.books && runs === contract.runs;
+  return { checks, parts, problems, complete };
 }
 
 function matchingGoDown(st, goDowns) {
@@ -691,12 +1081,18 @@ function matchingGoDown(st, goDowns) {
 function goDownPanel(st, root, goDowns, chosen) {
   const v = st.view;
   const contract = v.round.contract;
-  const staged = contractCount(st.staged);
   const can = goDowns.length > 0;
   const exact = matchingGoDown(st, goDowns);
+  const check = contractCheck(st);
+  const selection = C.meldCheck(chosen, v.variant);
   const status = can
     ? "Your hand meets the contract: you may go down now."
     : "Your hand does not meet the contract yet (no way to go down is among your legal moves).";
+  let next;
+  if (chosen.length) next = selection.problem || `Selected: ${chosen.map(C.cardText).join(" ")}, a ${selection.type}. Make it a meld.`;
+  else if (check.complete) next = "Your melds make the contract: go down.";
+  else if (!st.staged.length) next = "Select the cards of a meld, then make it a meld.";
+  else next = "Select the cards of the next meld.";
   return h(
     "div",
     { class: "go-down" },
@@ -705,13 +1101,13 @@ function goDownPanel(st, root, goDowns, chosen) {
     st.staged.length
       ? h(
           "ol",
-          { class: "staged" },
+          { class: "staged", "aria-label": "Melds being made" },
           st.staged.map((meld, i) =>
             h(
               "li",
-              {},
+              { dataset: { type: check.checks[i].type || "none" } },
               h("span", { class: "cards" }, meld.map((c) => C.cardFace(c))),
-              ` ${C.guessMeldType(meld)} `,
+              ` ${check.checks[i].type && !check.checks[i].problem ? check.checks[i].type : "not a meld"} `,
               button("Take back", `unstage-${i}`, () => {
                 st.staged.splice(i, 1);
                 st.selected = [];
@@ -721,26 +1117,28 @@ function goDownPanel(st, root, goDowns, chosen) {
           ),
         )
       : null,
-    h("p", { class: "muted", id: "staged-count" }, `Melds made: ${staged.books} of ${contract.books} books, ${staged.runs} of ${contract.runs} runs.`),
+    h("p", { class: "muted", id: "staged-count" }, `Melds made: ${check.parts.join(", ")}.`),
+    h("p", { class: "meld-check" + (selection.problem || check.problems.length ? " problem-text" : ""), id: "meld-check", "aria-live": "polite" }, [next, ...check.problems].join(" ")),
     h(
       "div",
       { class: "buttons" },
       button("Make a meld of the selected cards", "stage", () => {
-        if (!chosen.length) return setError(st, root, "Select the cards of a meld first.", "go-down");
-        const meld = C.guessMeldType(chosen) === "run" ? C.orderRun(chosen) : chosen;
+        if (!chosen.length || selection.problem) return;
+        const meld = selection.type === "run" ? C.orderRun(chosen) : chosen;
         st.staged.push(meld);
         st.selected = [];
         setError(st, root, null);
-      }, { disabled: !chosen.length }),
+      }, { disabled: !chosen.length || Boolean(selection.problem) }),
       can ? button("Use the suggested melds", "suggest", () => {
         st.staged = goDowns[0].melds.map((m) => [...m]);
         st.selected = [];
         render(st, root);
       }) : null,
       button("Go down", "go-down", () => {
+        if (!check.complete) return;
         const move = exact || { type: "go_down", melds: st.staged };
         send(st, root, move, "go-down");
-      }, { disabled: !st.staged.length, class: "primary" }),
+      }, { disabled: !check.complete, class: "primary" }),
     ),
     errorBox(st, "go-down"),
   );
@@ -755,6 +1153,9 @@ function scoresPanel(st) {
     { class: "scores", "aria-label": "Scores" },
     h("h2", {}, "Scores"),
     h(
+      "div",
+      { class: "wide", tabindex: "0", role: "region", "aria-label": "Scores by round" },
+      h(
       "table",
       { class: "score-table" },
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), v.seats.map((s) => h("th", { scope: "col" }, seatName(n, s.seat))))),
@@ -764,6 +1165,7 @@ function scoresPanel(st) {
         v.results.map((r) => h("tr", { dataset: { round: r.round } }, h("th", { scope: "row" }, String(r.round)), r.scores.map((s, i) => h("td", { class: r.out === i ? "out" : "" }, String(s), r.out === i ? " (out)" : "")))),
       ),
       h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), v.seats.map((s) => h("td", { class: "total" }, String(s.total))))),
+      ),
     ),
     v.status === "finished" ? h("p", { class: "places" }, "Places: ", v.places.map((p, i) => `${seatName(n, i)} ${p}`).join(", ")) : null,
   );
@@ -776,6 +1178,10 @@ function logPanel(st) {
     "section",
     { class: "log", "aria-label": "What happened" },
     h("h2", {}, "What happened"),
-    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(e, names(v), v.variant)))),
+    h("ul", { class: "events", "aria-live": "polite", tabindex: "0", "aria-label": "Events, newest first" }, st.log.slice().reverse().map((e) => {
+      const card = drawnCard(st, e);
+      const told = card ? { ...e, private: { card } } : e;
+      return h("li", { dataset: { seq: e.seq, type: e.type } }, describeEvent(told, names(v), v.variant));
+    })),
   );
 }
