@@ -16,11 +16,12 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import CARD_SLOTS, card_code
+from .claims import pending_claimants
 from .clocks import deadline
-from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
 from .moves import Claim, Discard, DrawStock, LayOff, Move, Pass, TakeDiscard, move_to_json
+from .rounds import standings
 from .rules import Rules
 from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, GameStatus, RoundResult, State
 

@@ -36,8 +36,8 @@ from players import POLICIES
 
 from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play
 from mayi_engine.cards import JOKER, NATURALS
+from mayi_engine.claims import is_eligible, pending_claimants
 from mayi_engine.errors import MayIError
-from mayi_engine.game import is_eligible, pending_claimants
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
 from mayi_engine.moves import (
     Claim,
