@@ -77,21 +77,10 @@ def pending_claimants(state: State) -> tuple[int, ...]:
 
 def open_claimants(s: State) -> tuple[int, ...]:
     """:func:`pending_claimants` of a state being built (never memoised): the seats
-    :func:`claim_refusal` refuses nothing in the claim window, its checks read once for
-    all the seats (a property test holds the two equal)."""
+    :func:`claim_refusal` refuses nothing, in seat order."""
     if s.phase is not DRAW_PHASE:
         return ()
-    rules = s.rules
-    turn = s.turn
-    answered = s.claims + s.passes
-    own = -1 if rules.discarder_may_claim else s.discarder
-    limit = rules.claim_limit
-    used = s.claims_used
-    out = []
-    for seat in range(len(used)):
-        if seat != turn and seat != own and seat not in answered and (limit is None or used[seat] < limit):
-            out.append(seat)
-    return tuple(out)
+    return tuple([seat for seat in range(len(s.names)) if claim_refusal(s, seat) is None])
 
 
 def to_act(state: State, now: float | None = None) -> tuple[int, ...]:

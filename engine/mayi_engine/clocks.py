@@ -43,10 +43,6 @@ def _deadline(s: State) -> float | None:
     turn_deadline = s.turn_deadline
     closes = s.claim_closes_at
     absent = s.absent
-    if True not in absent:  # (the usual case, the same as below with nobody absent)
-        if phase is DRAW_PHASE and closes is not None and pending_claimants(s):
-            return closes if turn_deadline is None or closes < turn_deadline else turn_deadline
-        return turn_deadline
     due = turn_deadline  # the earliest of the times below (the first one met, if equal)
     waiting = False  # a present seat may still answer the upcard
     if phase is DRAW_PHASE and closes is not None:

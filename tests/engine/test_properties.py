@@ -313,7 +313,7 @@ def test_legal_moves_are_exactly_the_accepted_moves(case: tuple[Table, State, fl
     """``later``: how long after the last move the seats ask."""
     _, state, now = case
     check_agreement(state, now + later)
-    # The pending claimants (read in one pass for speed) are the seats the claim rules let answer.
+    # The pending claimants are the seats the claim rules let answer.
     assert list(pending_claimants(state)) == [s for s in range(state.players) if is_eligible(state, s)]
     # Asked without a time, the moves are those of a time before the claim window closes.
     if state.claim_closes_at is None or now < state.claim_closes_at:
