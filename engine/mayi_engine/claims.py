@@ -94,7 +94,8 @@ def to_act(state: State, now: float | None = None) -> tuple[int, ...]:
     if not pending or window_closed(state, now):
         return (state.actor,)
     turn = state.turn
-    return (*[p for p in pending if p > turn], *[p for p in pending if p < turn], state.actor)
+    after = next((i for i, p in enumerate(pending) if p > turn), 0)  # seat order, from the turn on
+    return pending[after:] + pending[:after] + (state.actor,)
 
 
 def claim_problem(s: State, seat: int, now: float | None) -> str | None:
