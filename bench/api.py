@@ -95,7 +95,7 @@ import requests
 from flask import Flask, Response
 
 from mayi_bots import make as make_bot
-from mayi_engine import legal_moves, pending_claimants
+from mayi_engine import legal_moves, to_act
 from mayi_engine.moves import Discard, DrawStock, GoDown, LayOff, Pass, move_from_json
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I
@@ -653,8 +653,7 @@ def play_greedy(tables: Any, seed_hex: str) -> tuple[str, int]:
         state = loads(tables.load(record.id).state)
         if state.finished:
             break
-        pending = pending_claimants(state)
-        seat = pending[0] if pending else state.actor
+        seat = to_act(state)[0]
         tables.act(record.id, tokens[seat], greedy_policy(state, seat, legal_moves(state, seat), rng))
         actions += 1
     return record.id, actions

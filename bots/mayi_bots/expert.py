@@ -308,7 +308,7 @@ class ExpertBot(Bot):
         for _ in range(HORIZON):
             if state.round != round_ or state.phase is eng.Phase.FINISHED:
                 break
-            actor = _next(eng, state)
+            actor = int(eng.to_act(state)[0])
             legal = eng.legal_moves(state, actor)
             move = None
             if me is not None and actor == seat and len(legal) > 1:
@@ -339,20 +339,9 @@ def _same(move: Any, other: Any) -> bool:
 # --------------------------------------------------------------------------- #
 
 
-def _next(eng: Any, state: Any) -> int:
-    pending = eng.pending_claimants(state)
-    if pending:
-        turn = state.turn
-        for p in pending:
-            if p >= turn:
-                return int(p)
-        return int(pending[0])
-    return int(state.actor)
-
-
 def _answer_claims(eng: Any, state: Any) -> Any:
     while eng.pending_claimants(state):
-        actor = _next(eng, state)
+        actor = int(eng.to_act(state)[0])
         state, _ = eng.play(state, actor, _fast(eng, state, actor, eng.legal_moves(state, actor)))
     return state
 

@@ -11,21 +11,12 @@ never needs to reach into a module.
 """
 
 from .cards import JOKER, card_code, card_codes, card_name, parse_card, parse_cards
+from .claims import is_eligible, pending_claimants, to_act
 from .clocks import deadline, seat_returns, timeout_discard
 from .contracts import goals_for
 from .errors import ConfigError, ErrorCode, IllegalMoveError, InvalidMoveError, MayIError
 from .events import EVENT_TYPES, Event, event_to_json
-from .game import (
-    apply_move,
-    check_move,
-    is_eligible,
-    is_legal,
-    new_game,
-    pending_claimants,
-    play,
-    standings,
-    start_game,
-)
+from .game import apply_move, check_move, is_legal, play
 from .legal import legal_moves
 from .melds import Meld, Reading, meld_json, read_meld
 from .moves import (
@@ -43,6 +34,7 @@ from .moves import (
     move_to_json,
 )
 from .policies import POLICIES
+from .rounds import new_game, standings, start_game
 from .rules import (
     MAY_I,
     SHANGHAI,
@@ -126,5 +118,6 @@ __all__ = [
     "start_game",
     "status",
     "timeout_discard",
+    "to_act",
     "to_json",
 ]

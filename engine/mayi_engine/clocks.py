@@ -10,22 +10,16 @@ clock: ``now`` is always an argument.
 
 from __future__ import annotations
 
+from .claims import open_claimants, pass_upcard, pending_claimants
+from .discarding import discard
+from .drawing import draw_stock
 from .errors import IllegalMoveError
 from .events import Event
-from .game import (
-    _apply_discard,
-    _apply_draw_stock,
-    _apply_pass,
-    _count_timeout,
-    _pending,
-    _seat_returns,
-    may_lay_off_now,
-    pending_claimants,
-    window_closed,
-)
 from .legal import legal_lay_offs
-from .moves import LayOff
+from .melding import may_lay_off_now
+from .moves import Discard, LayOff, Timeout
 from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, State
+from .turns import clear_timeouts, count_timeout, window_closed
 
 #: Most decisions one Timeout move plays (absent seats are played at once) before returning.
 MAX_TIMEOUT_STEPS = 500
@@ -49,10 +43,6 @@ def _deadline(s: State) -> float | None:
     turn_deadline = s.turn_deadline
     closes = s.claim_closes_at
     absent = s.absent
-    if True not in absent:  # (the usual case, the same as below with nobody absent)
-        if phase is DRAW_PHASE and closes is not None and pending_claimants(s):
-            return closes if turn_deadline is None or closes < turn_deadline else turn_deadline
-        return turn_deadline
     due = turn_deadline  # the earliest of the times below (the first one met, if equal)
     waiting = False  # a present seat may still answer the upcard
     if phase is DRAW_PHASE and closes is not None:
@@ -83,43 +73,43 @@ def _due_passes(s: State, now: float) -> list[int]:
     if s.phase is not DRAW_PHASE or s.claim_closes_at is None:
         return []
     closed = window_closed(s, now)
-    return [p for p in _pending(s) if closed or s.absent[p]]
+    return [p for p in open_claimants(s) if closed or s.absent[p]]
 
 
 def _actor_due(s: State, now: float) -> bool:
     """Whether the actor's decision is due: absent, or past its turn deadline (a stock
     draw also waits for the present seats' answers to the upcard)."""
     due = s.absent[s.actor] or (s.turn_deadline is not None and now >= s.turn_deadline)
-    return due and not (s.phase is DRAW_PHASE and _pending(s))
+    return due and not (s.phase is DRAW_PHASE and open_claimants(s))
 
 
-def verify_timeout(s: State, now: float) -> None:
+def verify_timeout(s: State, seat: None, move: Timeout, now: float) -> None:
     """Refuse the :class:`~mayi_engine.moves.Timeout` move (``not_due``) unless a decision is due at ``now``."""
     if not _due_passes(s, now) and not _actor_due(s, now):
         raise IllegalMoveError("not_due", "No deadline has passed yet")
 
 
-def play_timeouts(s: State, now: float, events: list[Event]) -> None:
+def play_timeouts(s: State, seat: None, move: Timeout, plan: None, now: float, events: list[Event]) -> None:
     """Apply the verified :class:`~mayi_engine.moves.Timeout` move to the state being built:
     play every decision whose deadline has passed at ``now`` (absent seats at once)."""
     for _ in range(MAX_TIMEOUT_STEPS):
         if s.phase is FINISHED_PHASE:
             break
         for p in _due_passes(s, now):
-            _apply_pass(s, p, now, events, timeout=True)
+            pass_upcard(s, p, None, None, now, events, timeout=True)
         if not _actor_due(s, now):
             break
         actor = s.actor
-        _count_timeout(s, actor, events)
+        count_timeout(s, actor, events)
         if s.phase is DRAW_PHASE:
-            _apply_draw_stock(s, actor, now, events, (), timeout=True)  # nobody is pending (_actor_due)
+            draw_stock(s, actor, None, (), now, events, timeout=True)  # nobody is pending (_actor_due)
         elif s.phase is OFFER_PHASE:
-            _apply_pass(s, actor, now, events, timeout=True)
+            pass_upcard(s, actor, None, None, now, events, timeout=True)
         else:
             card = timeout_discard(s, actor)
             rest = list(s.hands[actor])
             rest.remove(card)
-            _apply_discard(s, actor, card, now, events, tuple(rest), timeout=True)
+            discard(s, actor, Discard(card), tuple(rest), now, events, timeout=True)
 
 
 def timeout_discard(state: State, seat: int) -> int:
@@ -153,5 +143,5 @@ def seat_returns(state: State, seat: int) -> tuple[State, list[Event]]:
         return state, []
     s = state.clone()
     events: list[Event] = []
-    _seat_returns(s, seat, events)
+    clear_timeouts(s, seat, events)
     return s, events

@@ -1,8 +1,8 @@
 """Legal-move generation: every move a seat may make now.
 
 :func:`legal_moves` is the list a view's ``legal`` shows and the bots choose from.
-It is generated through the same checks as the verify functions of
-:mod:`mayi_engine.game` (``claim_problem``, ``turn_problem``, ``claims_still_open``,
+It is generated through the same checks as the verify functions of the moves
+(``claim_problem``, ``turn_problem``, ``claims_still_open``,
 ``may_lay_off_now``, ``last_card_problem``: the predicates the verify functions word
 their errors from; in the claim window, ``pending_claimants``: the seats those checks
 let answer, memoised on the state), and tested to agree with
@@ -15,21 +15,16 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .cards import CARD_SLOTS, counts_of, remove_cards
+from .claims import claim_problem, pending_claimants
 from .contracts import goals_for
-from .game import (
-    claim_problem,
-    claims_still_open,
-    last_card_problem,
-    may_lay_off_now,
-    pending_claimants,
-    turn_problem,
-    window_closed,
-)
+from .drawing import claims_still_open
+from .melding import may_lay_off_now
 from .melds import Meld, lay_off_card, lay_off_fits_for, lay_off_options
 from .moves import Claim, Discard, DrawStock, GoDown, LayOff, LayOffPart, Move, Pass, TakeDiscard
 from .rules import Contract, Rules
 from .solver import find_contract
 from .state import DRAW_PHASE, FINISHED_PHASE, FIRST_DISCARD_PHASE, OFFER_PHASE, PLAY_PHASE, State
+from .turns import last_card_problem, turn_problem, window_closed
 
 
 def legal_moves(state: State, seat: int, now: float | None = None) -> tuple[Move, ...]:

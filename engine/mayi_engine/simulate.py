@@ -18,11 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import build_decks, counts_of
+from .claims import pending_claimants, to_act
 from .errors import ConfigError
-from .game import new_game, pending_claimants, play
+from .game import play
 from .legal import legal_moves
 from .policies import POLICIES, Policy, PolicyMaker
 from .rng import KeyedRandom, new_seed
+from .rounds import new_game
 from .rules import Rules
 from .state import FINISHED_PHASE, State
 
@@ -46,15 +48,10 @@ def invariant_violations(state: State) -> list[str]:
 
 
 def next_seat(state: State) -> int:
-    """Who acts next in a simulation: pending claimants first (clockwise), then the actor."""
-    pending = pending_claimants(state)
-    if pending:
-        turn = state.turn
-        for p in pending:  # in seat order: the first from the turn on, else the first
-            if p >= turn:
-                return p
-        return pending[0]
-    return state.actor
+    """Who acts next in a simulation: the first seat of :func:`~mayi_engine.claims.to_act`
+    (the actor once the game is over)."""
+    seats = to_act(state)
+    return seats[0] if seats else state.actor
 
 
 @dataclass

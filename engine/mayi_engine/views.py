@@ -16,11 +16,12 @@ from functools import lru_cache
 from typing import Any
 
 from .cards import CARD_SLOTS, card_code
+from .claims import pending_claimants
 from .clocks import deadline
-from .game import pending_claimants, standings
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Claim, Discard, DrawStock, LayOff, Move, Pass, TakeDiscard, move_to_json
+from .moves import Claim, Discard, DrawStock, Move, Pass, TakeDiscard, move_to_json
+from .rounds import standings
 from .rules import Rules
 from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, GameStatus, RoundResult, State
 
@@ -98,13 +99,12 @@ def _round_view(rules: Rules, number: int, players: int) -> dict[str, Any]:
 #: The JSON of the moves without fields, and of each card's discard (made once: most legal
 #: moves are these).
 _FIXED: dict[type, dict[str, Any]] = {kind: move_to_json(kind()) for kind in (Claim, Pass, TakeDiscard, DrawStock)}
-_DISCARD_VIEWS = [{"type": "discard", "card": code} for code in _CODES]
+_DISCARD_VIEWS = [move_to_json(Discard(c)) for c in range(CARD_SLOTS)]
 
 
 def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
-    """The JSON of legal moves, as ``move_to_json`` writes them (one-card lay-offs, most of
-    the rest, written at once)."""
-    codes = _CODES
+    """The JSON of legal moves: ``move_to_json``'s, made once for the moves without fields
+    and for each card's discard."""
     fixed = _FIXED
     out: list[dict[str, Any]] = []
     for m in moves:
@@ -113,12 +113,6 @@ def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
             out.append(_DISCARD_VIEWS[m.card])  # type: ignore[union-attr]
         elif kind in fixed:
             out.append(fixed[kind])
-        elif kind is LayOff and len(m.parts) == 1 and len(m.parts[0].cards) == 1:  # type: ignore[union-attr]
-            p = m.parts[0]  # type: ignore[union-attr]
-            part: dict[str, Any] = {"meld": p.meld, "cards": [codes[p.cards[0]]]}
-            if p.joker_to is not None:
-                part["joker_to"] = p.joker_to
-            out.append({"type": "lay_off", "lay_offs": [part]})
         else:
             out.append(move_to_json(m))
     return out

@@ -136,13 +136,10 @@ def _choices(eng: Any, state: Any, seat: int, now: float) -> tuple[Any, ...]:
 
 
 def _next_seat(eng: Any, state: Any, now: float = 0.0, waiting: dict[int, Any] | None = None) -> int | None:
-    """Who decides next: pending claimants first (clockwise from the turn), then the actor;
-    a seat waiting on its present choices is passed over (``None``: every one waits)."""
-    pending = sorted(eng.pending_claimants(state), key=lambda p: (p - state.turn) % state.players)
-    for seat in (*pending, state.actor):
-        if waiting and seat in waiting and waiting[seat] == _choices(eng, state, seat, now):
-            continue
-        if not waiting or eng.legal_moves(state, int(seat), now):
+    """Who decides next, in the engine's order (``to_act``); a seat waiting on its present
+    choices is passed over (``None``: every one waits)."""
+    for seat in eng.to_act(state, now):
+        if not waiting or seat not in waiting or waiting[seat] != _choices(eng, state, seat, now):
             return int(seat)
     return None
 

@@ -718,7 +718,7 @@ def waking_seats(
         return set(bots)
     if state is None:
         state = codec.load_state(record.state)
-    seats = {seat for seat in (*engine.pending_claimants(state), state.actor) if seat in bots}
+    seats = {seat for seat in engine.to_act(state) if seat in bots}
     if before is None or now is None or before.round != state.round or before.round_turns != state.round_turns:
         return seats
     return {seat for seat in seats if not _same_decision(before, state, seat, now)}

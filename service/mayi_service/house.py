@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from mayi_engine import GameStatus, legal_moves, move_from_json, pending_claimants
+from mayi_engine import GameStatus, move_from_json, pending_claimants, to_act
 from mayi_engine.state import State
 
 from . import codec
@@ -219,13 +219,9 @@ class HouseBots:
         return games.play_for_seat(record, seat, move) is not None
 
     def _deciding(self, record: GameRecord, state: State, now: float) -> int | None:
-        """The first house seat that must decide now: claimants clockwise from the turn, then the actor."""
+        """The first house seat that must decide now (in the engine's order, :func:`~mayi_engine.to_act`)."""
         house = {seat for seat, _ in record.meta.house_bots}
-        pending = sorted(pending_claimants(state), key=lambda p: (p - state.turn) % state.players)
-        for seat in [*pending, state.actor]:
-            if seat in house and legal_moves(state, seat, now):
-                return int(seat)
-        return None
+        return next((seat for seat in to_act(state, now) if seat in house), None)
 
     def _bot(self, record: GameRecord, seat: int) -> Bot:
         key = (record.id, seat)

@@ -49,8 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mayi_engine import GameStatus, legal_moves, move_from_json, pending_claimants
-from mayi_engine.game import standings
+from mayi_engine import GameStatus, move_from_json, standings, to_act
 from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
 
 from . import codec
@@ -216,12 +215,8 @@ def make_bot(name: str, seed: int, budget: float | None = None) -> Bot:
 
 
 def deciding_seat(state: Any, seats: set[int], now: float) -> int | None:
-    """The first of ``seats`` that must decide now: claimants clockwise from the turn, then the actor."""
-    pending = sorted(pending_claimants(state), key=lambda p: (p - state.turn) % state.players)
-    for seat in [*pending, state.actor]:
-        if seat in seats and legal_moves(state, seat, now):
-            return int(seat)
-    return None
+    """The first of ``seats`` that must decide now (in the engine's order, :func:`~mayi_engine.to_act`)."""
+    return next((seat for seat in to_act(state, now) if seat in seats), None)
 
 
 class Ladder:

@@ -33,6 +33,7 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
+import service_fixtures
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -47,6 +48,10 @@ SOCKET = RUN / "docker.sock"
 #: Caps on a loaded CI machine (never timings): the engine answering; a build.
 START_CAP = 90.0
 BUILD_CAP = 900.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    service_fixtures.register(config)  # the tests of the worker check use the service's fixtures
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,10 @@ from hypothesis import Phase as Phase_
 from hypothesis import strategies as st
 from players import POLICIES
 
-from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play
+from mayi_engine import apply_move, check_move, deadline, event_to_json, legal_moves, new_game, play, to_act
 from mayi_engine.cards import JOKER, NATURALS
+from mayi_engine.claims import is_eligible, pending_claimants
 from mayi_engine.errors import MayIError
-from mayi_engine.game import is_eligible, pending_claimants
 from mayi_engine.melds import HIGH, LOW, RUN, Meld, lay_off_card
 from mayi_engine.moves import (
     Claim,
@@ -313,12 +313,31 @@ def test_legal_moves_are_exactly_the_accepted_moves(case: tuple[Table, State, fl
     """``later``: how long after the last move the seats ask."""
     _, state, now = case
     check_agreement(state, now + later)
-    # The pending claimants (read in one pass for speed) are the seats the claim rules let answer.
+    # The pending claimants are the seats the claim rules let answer.
     assert list(pending_claimants(state)) == [s for s in range(state.players) if is_eligible(state, s)]
     # Asked without a time, the moves are those of a time before the claim window closes.
     if state.claim_closes_at is None or now < state.claim_closes_at:
         for seat in range(state.players):
             assert legal_moves(state, seat) == legal_moves(state, seat, now)
+
+
+@settings(max_examples=100 * SCALE, **SETTINGS)
+@given(reachable(), st.sampled_from([None, 0.0, 10.0, 1e6]))
+def test_the_seats_to_act_are_those_with_a_legal_move_in_table_order(
+    case: tuple[Table, State, float], later: float | None
+) -> None:
+    """``to_act`` (who must decide next, for every driver of a table): exactly the seats
+    with a legal move at that time, the claimants clockwise from the turn, then the actor."""
+    _, state, now = case
+    at = None if later is None else now + later
+    seats = to_act(state, at)
+    assert set(seats) == {seat for seat in range(state.players) if legal_moves(state, seat, at)}
+    assert len(set(seats)) == len(seats)
+    if seats:
+        assert seats[-1] == state.actor
+        clockwise = [(seat - state.turn) % state.players for seat in seats[:-1]]
+        assert clockwise == sorted(clockwise)
+        assert next_seat(state) == to_act(state)[0]
 
 
 # --------------------------------------------------------------------------- #

@@ -20,10 +20,11 @@ from mayi_engine import (
     new_game,
     play,
 )
-from mayi_engine.game import last_card_problem, verify_discard
+from mayi_engine.discarding import verify_discard
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
 from mayi_engine.state import Phase, Setup
+from mayi_engine.turns import last_card_problem
 
 
 def test_check_move_does_not_deal_the_next_round():
@@ -68,6 +69,6 @@ def test_the_last_card_rule_is_written_once():
     state.phase = Phase.PLAY
     state.hands = ((state.hands[0][0],), *state.hands[1:])
     with pytest.raises(IllegalMoveError) as info:
-        verify_discard(state, 0, state.hands[0][0])
+        verify_discard(state, 0, Discard(state.hands[0][0]), None)
     assert info.value.code == "illegal_discard"
     assert legal_moves(state, 0) == ()  # the generator uses the same rule

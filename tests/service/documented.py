@@ -7,7 +7,7 @@ operation, status or content type, a field the document does not declare, a
 missing required field, a value of the wrong type, a ``null`` where the schema
 does not admit one (``nullable`` counts only beside a ``type``, as OpenAPI 3.0.3
 says), or a documented header of the wrong form is a problem. The ``app`` fixture
-of tests/conftest.py records every test's responses and fails the test on any
+of tests/support/service_fixtures.py records every test's responses and fails the test on any
 problem, so the whole suite holds the document to what the service sends. Each
 distinct answer is checked once; of a test's 2xx answers of one operation and status,
 at most :data:`PER_OPERATION` spread evenly over the test (a test that hammers one game

