@@ -44,7 +44,7 @@ import requests
 import yaml
 from http_moves import auth, move_request
 from rq import Worker
-from test_whole_game import choose
+from whole_games import choose
 
 from mayi_bots import make
 from mayi_engine.events import Claimed, Discarded, Drew, LaidOff, Passed, TookUpcard, WentDown

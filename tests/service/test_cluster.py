@@ -35,7 +35,7 @@ from serving import (
     redis_process,
     wait_until,
 )
-from test_whole_game import acting_seat, body_of, choose
+from whole_games import acting_seat, body_of, choose
 
 from mayi_engine.rules import get_rules
 from mayi_service.app import create_app

@@ -21,20 +21,23 @@ from typing import Any
 
 import pytest
 import redis
+from bot_support import Receiver, allow_loopback_webhooks, register, run_jobs
 from clusters import redis_cluster
 from http_moves import auth, move_request
 from serving import redis_process, wait_until
-from test_webhooks import Receiver, receiver, register, run_jobs, settings, worker_env
 
 from mayi_service.app import create_app
 from mayi_service.config import Settings
 from mayi_service.games import token_hash
 from mayi_service.repository import Change, TableMeta, VersionConflict, Wake
 
-__all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
-
 #: Cap of every wait (a loaded CI machine); nothing asserts on time.
 CAP = 120.0
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return allow_loopback_webhooks(settings)
 
 
 class Monitor:

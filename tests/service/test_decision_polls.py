@@ -19,11 +19,12 @@ from typing import Any
 
 import redis
 import requests
+from bot_support import poll_decisions, polling_table
 from clusters import redis_cluster
 from http_moves import auth, move_request
 from servers import LiveServer
 from serving import mayi_serve, redis_process, wait_until
-from test_whole_game import choose
+from whole_games import choose
 
 from mayi_engine.rules import get_rules
 from mayi_service.app import create_app
@@ -36,67 +37,39 @@ CAP = 60.0
 LONG = {"claim_seconds": 86400, "turn_seconds": 86400}
 
 
-def _table(url: str, bot_token: str, seed: str) -> tuple[str, str]:
-    """A two-seat May I table where the bot holds a seat and a person the other, played by
-    the person until the bot has a decision: the game and the person's token."""
-    created = requests.post(
-        f"{url}/v1/games",
-        json={"variant": "may_i", "seats": 2, "options": LONG, "test": {"seed": seed, "start_round": 7}},
-        timeout=TIMEOUT,
-    ).json()
-    game_id = created["game_id"]
-    seated = requests.post(
-        f"{url}/v1/games/{game_id}/seats", json={"name": "bot"}, headers=auth(bot_token), timeout=TIMEOUT
-    )
-    assert seated.status_code == 201, seated.text
-    person = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": "person"}, timeout=TIMEOUT).json()["token"]
-    rules = get_rules("may_i", LONG)
-    for _ in range(20):
-        if _poll(url, bot_token, wait=0).json()["decisions"]:
-            return game_id, person
-        view = requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).json()
-        path, body = move_request(choose(view, rules))
-        moved = requests.post(f"{url}/v1/games/{game_id}/{path}", json=body, headers=auth(person), timeout=TIMEOUT)
-        assert moved.status_code == 200, moved.text
-    raise AssertionError("the bot never had a decision")
-
-
-def _poll(url: str, token: str, wait: float, skip: list[str] = ()) -> requests.Response:  # type: ignore[assignment]
-    params: dict[str, Any] = {"wait": wait, "skip": list(skip)}
-    return requests.get(f"{url}/v1/bots/me/decisions", params=params, headers=auth(token), timeout=TIMEOUT + wait)
-
-
 def _exercise(url: str, count: Callable[[], int]) -> None:
     """The scenario, against a service at ``url`` with ``MAYI_MAX_WAITS_PER_CLIENT`` = 2;
     ``count()``: the bot's count of waiting polls in Redis."""
     bot = requests.post(f"{url}/v1/bots", json={"name": "poller"}, timeout=TIMEOUT).json()
     token = bot["token"]
-    game_id, person = _table(url, token, "03" * 16)
-    found = _poll(url, token, wait=5)  # finds it at once: the slot its read took is given back
+    game_id, person = polling_table(url, token, "03" * 16)
+    found = poll_decisions(url, token, wait=5)  # finds it at once: the slot its read took is given back
     assert found.status_code == 200 and len(found.json()["decisions"]) == 1, found.text
     key = found.json()["decisions"][0]["key"]
     assert wait_until(lambda: count() == 0, CAP)
 
     # Two polls wait (the bot skips its decision); a third that would wait is refused.
     answers: list[requests.Response] = []
-    waiting = [threading.Thread(target=lambda: answers.append(_poll(url, token, 30, [key]))) for _ in range(LIMIT)]
+    waiting = [
+        threading.Thread(target=lambda: answers.append(poll_decisions(url, token, 30, [key]))) for _ in range(LIMIT)
+    ]
     for thread in waiting:
         thread.start()
     try:
         assert wait_until(lambda: count() == LIMIT, CAP), count()
-        refused = _poll(url, token, 30, [key])
+        refused = poll_decisions(url, token, 30, [key])
         assert refused.status_code == 429, refused.text
         problem = refused.json()
         assert problem["code"] == "rate_limited" and "MAYI_MAX_WAITS_PER_CLIENT" in problem["detail"]
         assert f"at most {LIMIT}" in problem["detail"] and refused.headers["Retry-After"] == "1"
         # At the limit, a poll that need not wait is answered: one with a decision to show...
-        at_once = _poll(url, token, 30)
+        at_once = poll_decisions(url, token, 30)
         assert at_once.status_code == 200 and [d["key"] for d in at_once.json()["decisions"]] == [key]
         # ... and one that does not wait (wait=0).
-        assert _poll(url, token, 0, [key]).json() == {"decisions": [], "games": 1, "skipped": [key]}
+        assert poll_decisions(url, token, 0, [key]).json() == {"decisions": [], "games": 1, "skipped": [key]}
         assert wait_until(lambda: count() == LIMIT, CAP), count()  # the slot of at_once was given back
         # A second table whose first decision is the bot's wakes both waiting polls.
-        other, _ = _table(url, token, "04" * 16)
+        other, _ = polling_table(url, token, "04" * 16)
     finally:
         for thread in waiting:
             thread.join(TIMEOUT + 30)
@@ -105,7 +78,7 @@ def _exercise(url: str, count: Callable[[], int]) -> None:
     assert wait_until(lambda: count() == 0, CAP), count()
     # The slots are free again: a poll may wait.
     skip = [d["key"] for d in answers[0].json()["decisions"]] + [key]
-    again = _poll(url, token, 0.5, skip)
+    again = poll_decisions(url, token, 0.5, skip)
     assert again.status_code == 200 and again.json()["decisions"] == [], again.text
 
     # A client that hangs up mid-wait holds its slot at most until the poll's wait ends
@@ -126,7 +99,7 @@ def _exercise(url: str, count: Callable[[], int]) -> None:
         sock.sendall(request.replace(query.encode(), b"wait=5"))
     assert wait_until(lambda: count() == 0, CAP), count()
     for _ in range(LIMIT):  # and every slot may be taken again
-        assert _poll(url, token, 0.2, skip).status_code == 200
+        assert poll_decisions(url, token, 0.2, skip).status_code == 200
     assert requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).status_code == 200
 
 
@@ -224,7 +197,7 @@ def test_the_first_poll_after_the_bots_last_game_ended_answers_at_once(live_serv
     seat at all still waits (for a seat)."""
     url = live_server.url
     token = requests.post(f"{url}/v1/bots", json={"name": "closer"}, timeout=TIMEOUT).json()["token"]
-    game_id, person = _table(url, token, "0a" * 16)
+    game_id, person = polling_table(url, token, "0a" * 16)
     rules = get_rules("may_i", LONG)
     for _ in range(3000):
         view = requests.get(f"{url}/v1/games/{game_id}", headers=auth(person), timeout=TIMEOUT).json()

@@ -19,14 +19,13 @@ from typing import Any
 
 import pytest
 import requests
+from decks import BIG_CLOCKS, MAYI_FINAL_DECK, MAYI_FINAL_HANDS, SEED, stack
 from werkzeug.serving import make_server
 
 from mayi_service.app import create_app
 from mayi_service.config import Settings
 
 TIMEOUT = 10
-SEED = "5eed" * 8  # 16 bytes as hex
-BIG_CLOCKS = {"claim_seconds": 3600, "turn_seconds": 3600}
 
 
 # ---------------------------------------------------------------------------
@@ -101,15 +100,6 @@ def assert_problem(response: requests.Response, status: int, code: str, *words: 
     return body
 
 
-def stack(hands: list[list[str]], upcard: str, stock: list[str], first: int = 0) -> list[str]:
-    """The top of a stacked deck that deals ``hands`` (by seat), then ``upcard``, then ``stock``."""
-    n = len(hands)
-    size = len(hands[0])
-    assert all(len(h) == size for h in hands)
-    order = [hands[(first + k) % n][i] for i in range(size) for k in range(n)]
-    return [*order, upcard, *stock]
-
-
 # Shanghai, 3 seats, round 1 (2 books, distinct ranks): seat 0 can go down at once.
 SHANGHAI_HANDS = [
     ["7H", "7S", "7D", "9C", "9D", "9H", "7C", "KS", "QS", "2D"],
@@ -118,14 +108,6 @@ SHANGHAI_HANDS = [
 ]
 SHANGHAI_STOCK = ["5D", "AH", "AC", "AD", "AS", "3H"]
 SHANGHAI_DECK = stack(SHANGHAI_HANDS, "KH", SHANGHAI_STOCK)
-
-# May I, 3 seats, round 7 (3 runs, all cards): seat 0 first, holding three runs.
-MAYI_FINAL_HANDS = [
-    ["3C", "4C", "5C", "6C", "8D", "9D", "TD", "JD", "2H", "3H", "4H", "5H"],
-    ["AS", "2S", "3S", "7S", "8S", "9S", "JS", "QS", "KS", "7H", "8H", "9H"],
-    ["2C", "2D", "5S", "6S", "6D", "7D", "KC", "QC", "JC", "KH", "QH", "JH"],
-]
-MAYI_FINAL_DECK = stack(MAYI_FINAL_HANDS, "KD", ["AD", "AH"])
 
 
 def shanghai_table(http: Http) -> tuple[str, list[str], dict[str, Any]]:

@@ -21,8 +21,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 import requests
+from bot_support import Receiver, allow_loopback_webhooks, register, seated_game
 from http_moves import auth
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
@@ -37,9 +39,8 @@ from serving import (
     redis_process,
     wait_until,
 )
-from test_webhooks import Receiver, receiver, register, seated_game, settings, worker_env
 
-__all__ = ["receiver", "settings", "worker_env"]  # fixtures shared with test_webhooks
+from mayi_service.config import Settings
 
 #: Loopback receivers: webhooks may reach them only with this setting (the default refuses
 #: every address that is not public).
@@ -53,6 +54,11 @@ OUTAGE_SECONDS = 10.0
 CLOCK_CAP = 4.0
 RETRY_CAP = 20.0
 REDELIVERY_CAP = 90.0
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return allow_loopback_webhooks(settings)
 
 
 @contextmanager

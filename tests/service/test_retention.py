@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 import redis
+from decks import BIG_CLOCKS, MAYI_FINAL_DECK, SEED
 from serving import wait_until
-from test_endpoints import BIG_CLOCKS, MAYI_FINAL_DECK, SEED
 
 from mayi_service.app import create_app
 from mayi_service.clock import Clock

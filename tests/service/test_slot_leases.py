@@ -325,7 +325,7 @@ def test_lease_rules_on_a_cluster(tmp_path: Path) -> None:
 def test_a_decisions_poll_whose_client_hangs_up_gives_its_slot_back_at_once(tmp_path: Path, redis_url: str) -> None:
     """A bot's poll waiting 60 s whose client hangs up gives its slot back within a few
     seconds (before, it held it until the wait ended: 60 s)."""
-    from test_decision_polls import _poll, _table
+    from bot_support import poll_decisions, polling_table
 
     prefix = f"d{uuid.uuid4().hex[:8]}"
     client = redis.Redis.from_url(redis_url)
@@ -336,8 +336,8 @@ def test_a_decisions_poll_whose_client_hangs_up_gives_its_slot_back_at_once(tmp_
         with mayi_serve(tmp_path, {"REDIS_URL": redis_url, "MAYI_KEY_PREFIX": prefix}) as served:
             served.wait_ready()
             token = requests.post(f"{served.url}/v1/bots", json={"name": "hanger"}, timeout=60).json()["token"]
-            _table(served.url, token, "05" * 16)
-            key = _poll(served.url, token, wait=0).json()["decisions"][0]["key"]
+            polling_table(served.url, token, "05" * 16)
+            key = poll_decisions(served.url, token, wait=0).json()["decisions"][0]["key"]
             request = (
                 f"GET /v1/bots/me/decisions?wait=60&skip={key} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 f"Authorization: Bearer {token}\r\n\r\n"

@@ -8,15 +8,23 @@ from __future__ import annotations
 import base64
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from rq import Queue, SimpleWorker
+from bot_support import (
+    Receiver,
+    allow_loopback_webhooks,
+    auth,
+    bot_must_act,
+    bot_of,
+    deliveries,
+    register,
+    run_jobs,
+    seated_game,
+)
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
@@ -26,177 +34,12 @@ from mayi_service.config import Settings
 from mayi_service.service import worker_service
 from mayi_service.webhooks import RefusedURL, address_problem, resolve
 
-#: Caps of the waits (a loaded CI machine); never assertions on speed.
-CAP = 120.0
+# -- the webhook URL and the secret over HTTP --------------------------------------------
 
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    """The suite's settings, with webhooks allowed on loopback and short timeouts."""
-    return replace(settings, webhook_allow_private=True, webhook_read_seconds=1.0, webhook_max_response_bytes=1000)
-
-
-class Receiver:
-    """A real HTTP server on loopback that records each request (headers and body in
-    :attr:`requests`, the time it arrived in :attr:`arrivals`, :attr:`arrived` set) and
-    answers from a script: an int (that status), ``"hang"`` (no answer for 3 s), ``"hold"``
-    (no answer until :attr:`release` is set), ``"redirect"``, ``"big"``; 204 once it is done."""
-
-    def __init__(self, script: list[Any] | None = None) -> None:
-        self.script = list(script or [])
-        self.requests: list[tuple[dict[str, str], bytes]] = []
-        self.arrivals: list[float] = []
-        self.lock = threading.Lock()
-        self.arrived = threading.Event()
-        self.release = threading.Event()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                with receiver.lock:
-                    receiver.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                    receiver.arrivals.append(time.time())
-                    what = receiver.script.pop(0) if receiver.script else 204
-                receiver.arrived.set()
-                if what == "hold":
-                    receiver.release.wait(120)
-                    self.close_connection = True
-                    return
-                if what == "hang":
-                    time.sleep(3)
-                    what = 204
-                if what == "redirect":
-                    self.send_response(302)
-                    self.send_header("Location", "http://127.0.0.1:1/elsewhere")
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                if what == "big":
-                    self.send_response(200)
-                    self.send_header("Content-Length", str(1 << 20))
-                    self.end_headers()
-                    try:
-                        for _ in range(64):
-                            self.wfile.write(b"x" * (1 << 14))
-                    except OSError:
-                        pass  # the service stopped reading: as it should
-                    return
-                self.send_response(int(what))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self.thread.start()
-
-    def count(self) -> int:
-        with self.lock:
-            return len(self.requests)
-
-    def stop(self) -> None:
-        self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(10)
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    found = Receiver()
-    try:
-        yield found
-    finally:
-        found.stop()
-
-
-@pytest.fixture
-def worker_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The worker's settings (read from the environment) made the test's own."""
-    monkeypatch.setenv("REDIS_URL", settings.redis_url)
-    for name in ("key_prefix", "queue_name", "webhook_read_seconds", "webhook_max_response_bytes"):
-        monkeypatch.setenv(f"MAYI_{name.upper()}", str(getattr(settings, name)))
-    monkeypatch.setenv("MAYI_SCHEDULE_CLOCK_JOBS", "false")
-    monkeypatch.setenv("MAYI_WEBHOOK_ALLOW_PRIVATE", "true")
-    worker_service.cache_clear()
-    try:
-        yield
-    finally:
-        worker_service.cache_clear()
-
-
-def run_jobs(app: Any, until: Any = None) -> None:
-    """Run the webhook jobs with a real RQ worker (burst, in-process), and the dispatcher that
-    enqueues the attempts falling due, until no delivery is left undone (or until
-    ``until()``), with a long cap."""
-    hooks = app.extensions["mayi"].webhooks
-    queue: Queue = hooks.queue
-    end = time.monotonic() + CAP
-    while time.monotonic() < end:
-        hooks.dispatch()
-        SimpleWorker([queue], connection=queue.connection).work(burst=True)
-        if until is not None and until():
-            return
-        if until is None and queue.count == 0 and hooks.due() == 0:
-            return
-        time.sleep(0.2)
-    raise AssertionError("the webhook jobs did not finish within the cap")
-
-
-def register(client: Any, url: str | None, name: str = "hooked") -> dict[str, Any]:
-    body: dict[str, Any] = {"name": name}
-    if url is not None:
-        body["webhook_url"] = url
-    response = client.post("/v1/bots", json=body)
-    assert response.status_code == 201, response.get_json()
-    return dict(response.get_json())
-
-
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def seated_game(client: Any, bot_token: str, seats: int = 2, **options: Any) -> str:
-    """A game (slow clocks unless given) where the bot holds seat 0 and people the others."""
-    body = {
-        "variant": "may_i",
-        "seats": seats,
-        "options": {"claim_seconds": 600, "turn_seconds": 600, **options},
-        "test": {"seed": "ab" * 16},
-    }
-    created = client.post("/v1/games", json=body)
-    assert created.status_code == 201, created.get_json()
-    game_id = str(created.get_json()["game_id"])
-    taken = client.post(f"/v1/games/{game_id}/seats", json={"name": "hooked"}, headers=auth(bot_token))
-    assert taken.status_code == 201 and taken.get_json()["seat"] == 0, taken.get_json()
-    for i in range(1, seats):
-        other = client.post(f"/v1/games/{game_id}/seats", json={"name": f"P{i}"})
-        assert other.status_code == 201, other.get_json()
-    return game_id
-
-
-def deliveries(client: Any, token: str) -> list[dict[str, Any]]:
-    response = client.get("/v1/bots/me/deliveries", headers=auth(token))
-    assert response.status_code == 200, response.get_json()
-    return list(response.get_json()["deliveries"])
-
-
-def bot_must_act(app: Any, game_id: str) -> bool:
-    found, _ = app.extensions["mayi"].bots.decisions(_bot_of(app, game_id))
-    return any(d["game_id"] == game_id and d["seat"] == 0 for d in found)
-
-
-def _bot_of(app: Any, game_id: str) -> str:
-    bots = app.extensions["mayi"].bots
-    return str(bots.r.hget(bots.game_bots_key(game_id), "0").decode())
-
-
-# -- the webhook URL and the secret over HTTP --------------------------------------------
+    return allow_loopback_webhooks(settings)
 
 
 def test_registration_returns_the_secret_and_the_url(client: Any, receiver: Receiver) -> None:
@@ -293,7 +136,7 @@ def test_a_waiting_decision_is_delivered_signed_and_verifies_with_standardwebhoo
     assert entry["key"] == decision["key"] and entry["version"] == decision["version"]
     # The hook called again for the same commit (as a retried request could) enqueues nothing more.
     hooks = app.extensions["mayi"].webhooks
-    assert hooks.enqueue(_bot_of(app, game_id), game_id, 0, decision["key"]) is False
+    assert hooks.enqueue(bot_of(app, game_id), game_id, 0, decision["key"]) is False
 
 
 def test_failed_deliveries_are_retried_with_backoff_and_the_same_webhook_id(
@@ -444,7 +287,7 @@ def test_no_delivery_after_the_deadline(app: Any, client: Any, receiver: Receive
     assert hooks.decision(game_id, 0, key) is not None
     hooks.clock = lambda: time.time() + 30  # the worker runs the job after the deadline
     try:
-        assert hooks.deliver(app.extensions["mayi"].bots, _bot_of(app, game_id), game_id, 0, key) is None
+        assert hooks.deliver(app.extensions["mayi"].bots, bot_of(app, game_id), game_id, 0, key) is None
     finally:
         hooks.clock = time.time
     assert receiver.requests == [] and deliveries(client, bot["token"]) == []
