@@ -56,6 +56,7 @@ from .models import (
     RatingPoint,
     Replay,
     TakenSeat,
+    Variant,
     WebhookSecret,
 )
 
@@ -156,6 +157,20 @@ class Client:
         """The service's metrics in Prometheus text format."""
         response = self._send("GET", "/metrics", retry_safe=True)
         return response.text
+
+    # -- what the service plays ------------------------------------------------
+    @operation("GET", "/v1/variants")
+    def list_variants(self) -> dict[str, Variant]:
+        """Every variant the server plays, by name, with its rules as data (contracts, card
+        points, the claim, table options)."""
+        data = self._call("GET", "/v1/variants")
+        found = (Variant.from_json(v) for v in data.get("variants", []))
+        return {variant.name: variant for variant in found}
+
+    @operation("GET", "/v1/house-bots")
+    def list_house_bots(self) -> list[str]:
+        """The names of the house bots a table can seat (:meth:`take_seat`'s ``house_bot``), weakest first."""
+        return [str(name) for name in self._call("GET", "/v1/house-bots").get("house_bots", [])]
 
     # -- tables -----------------------------------------------------------
     @operation("GET", "/v1/games")
