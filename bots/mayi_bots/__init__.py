@@ -1,8 +1,9 @@
 """Reference bots, written only against the mayi_sdk package.
 
 Each bot is a :class:`mayi_sdk.Bot`; :func:`make` builds one by name. The service's house
-bots, ``mayi simulate --bots``, ``play_local``'s named opponents and the ladder all take
-their bots from here.
+bots, ``mayi simulate --bots``, the ladder and ``play_local``'s named opponents all take
+their bots from here (the last through the ``mayi_sdk.bots`` entry point, which names
+:data:`BOTS`: the SDK does not import this package).
 
 >>> make("greedy").name, NAMES
 ('greedy', ('random', 'greedy', 'strong', 'expert'))
@@ -10,12 +11,11 @@ their bots from here.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from mayi_sdk import Bot
-from mayi_sdk.local import bot_policy
+from mayi_sdk.local import bot_policy, seat_seed
 
 
 # The bots' modules are imported when first used, so that ``python -m mayi_bots.strong``
@@ -70,11 +70,6 @@ def make(name: str, *, seed: int | None = None, budget: float | None = None) -> 
     except KeyError:
         raise ValueError(f"unknown bot {name!r} (known: {', '.join(NAMES)})") from None
     return factory(seed=seed, budget=budget)
-
-
-def seat_seed(game_seed: bytes, seat: int) -> int:
-    """The seed of the bot in ``seat`` of the game dealt from ``game_seed`` (as ``play_local`` seeds them)."""
-    return int.from_bytes(hashlib.blake2b(game_seed + bytes([seat]), digest_size=8).digest(), "big")
 
 
 def policy_makers(names: Iterable[str] = NAMES) -> dict[str, Callable[[bytes, int], Any]]:

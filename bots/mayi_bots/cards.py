@@ -1,11 +1,10 @@
-"""Card codes as the bots read them: ranks, suits, points, and what fits a meld on the table.
+"""What the bots compute over card codes: points, the joker limit, and what fits a meld
+on the table. The codec (ranks, suits, the order of cards) is the SDK's
+(:mod:`mayi_sdk.cards`); points and the joker limit come from the rules engine
+(installed with the bots: both ship in ``mayi-game-service``).
 
-Everything here works on the API's card codes (``"7C"``, ``"TH"``, ``"JK"``) and the
-SDK's :class:`~mayi_sdk.Meld`; points and the joker limit come from
-:mod:`mayi_sdk.helpers` (the rules engine when it is installed, May I's table otherwise).
-
->>> rank("AS"), rank("TH"), suit("TH"), order("JK") < order("AC") < order("2C")
-(1, 10, 2, True)
+>>> sorted(fitting(Meld(0, 0, "book", ["7C", "7D", "7H"], []), "may_i"))
+['7C', '7D', '7H', '7S', 'JK']
 """
 
 from __future__ import annotations
@@ -13,41 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from mayi_sdk import Meld
-from mayi_sdk.helpers import EngineMissing, card_points, engine
-
-JOKER = "JK"
-RANKS = "A23456789TJQK"
-SUITS = "CDHS"
-
-
-_RANK: dict[str, int] = {r + s: i + 1 for i, r in enumerate(RANKS) for s in SUITS} | {JOKER: 0}
-_SUIT: dict[str, int] = {r + s: i for r in RANKS for i, s in enumerate(SUITS)} | {JOKER: -1}
-
-
-def rank(card: str) -> int:
-    """1 (ace) .. 13 (king); 0 for a joker."""
-    return _RANK[card]
-
-
-def suit(card: str) -> int:
-    """0..3 for clubs, diamonds, hearts, spades; -1 for a joker."""
-    return _SUIT[card]
-
-
-def code(rank_: int, suit_: int) -> str:
-    """The card of ``rank_`` (1..13, or 14 for a high ace) and ``suit_``."""
-    return RANKS[(rank_ - 1) % 13] + SUITS[suit_]
-
-
-def order(card: str) -> int:
-    """The engine's order of cards (joker first, then by rank, ace low, then suit): the
-    number ``rank * 4 + suit`` (0 for a joker) the strong bot also computes with."""
-    return _ORDER[card]
-
-
-_ORDER: dict[str, int] = {c: (0 if c == JOKER else _RANK[c] * 4 + _SUIT[c]) for c in _RANK}
-#: The card code of each number of :func:`order`.
-CODES: dict[int, str] = {n: c for c, n in _ORDER.items()}
+from mayi_sdk.cards import JOKER, code, rank, suit
+from mayi_sdk.helpers import card_points, engine
 
 
 @lru_cache(maxsize=512)
@@ -59,10 +25,7 @@ def points(card: str, variant: str) -> int:
 @lru_cache(maxsize=64)
 def joker_limit(variant: str) -> int | None:
     """Most jokers in one meld (None: no limit)."""
-    try:
-        limit = engine().get_rules(variant).joker_limit
-    except (EngineMissing, Exception):  # an unknown variant without the engine: May I's limit
-        return 1 if variant == "may_i" else None
+    limit = engine().get_rules(variant).joker_limit
     return None if limit is None else int(limit)
 
 

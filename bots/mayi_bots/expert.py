@@ -41,10 +41,11 @@ from typing import Any
 
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
 from mayi_sdk.bot import as_legal_move, is_wait
+from mayi_sdk.cards import order
 from mayi_sdk.helpers import engine
 from mayi_sdk.local import seat_view
 
-from .cards import book_rank, fitting, order, run_span
+from .cards import book_rank, fitting, run_span
 from .strong import Memory, StrongBot, assess
 
 #: Most worlds sampled for one decision.

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mayi_sdk import WAIT, Bot, Contract, GameView, LegalMove, Wait
+from mayi_sdk.cards import JOKER, order, rank, suit
 
-from .cards import JOKER, fitting, order, points, rank, suit
+from .cards import fitting, points
 
 #: Most cards greedy holds after a claim out of turn (May I deals 10 or 12: a few claims).
 HAND_LIMIT = 15

@@ -32,9 +32,10 @@ from functools import lru_cache
 from itertools import combinations, product
 
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
+from mayi_sdk.cards import CODES, JOKER, order, rank, suit
 from mayi_sdk.helpers import EngineMissing, engine, is_meld
 
-from .cards import CODES, JOKER, fitting, joker_limit, order, points, rank, suit
+from .cards import fitting, joker_limit, points
 
 #: Most copies of a card in play, by variant, when the engine cannot say (4 players).
 DEFAULT_DECKS = {"may_i": 3, "shanghai": 2}

@@ -172,6 +172,8 @@ class Rules:
     all_out_final: bool = False
     #: The table options this variant accepts (each sets the field of its name).
     option_specs: tuple[OptionSpec, ...] = COMMON_OPTIONS
+    #: What claiming the upcard out of turn is called at the table ("May I", "Buy").
+    claim_name: str = "Claim"
 
     def __post_init__(self) -> None:
         if self.all_out_final and not self.rounds[-1].contract.all_cards:
@@ -257,6 +259,7 @@ MAY_I = Rules(
     out_by_discard=True,
     # joker 50; A 20; 2-9 face value; 10, J, Q, K 10.
     scores=(50, 20, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 10, 10),
+    claim_name="May I",
 )
 
 SHANGHAI = Rules(
@@ -289,6 +292,7 @@ SHANGHAI = Rules(
     out_by_discard=False,
     # joker 25; A 15; 2-8 5; 9-K 10.
     scores=(25, 15, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10, 10, 10),
+    claim_name="Buy",
     option_specs=(
         *COMMON_OPTIONS,
         OptionSpec("all_out_final", bool, "Shanghai house option: the final hand must go all out", house=True),

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import errors, helpers, webhooks
+from . import cards, errors, helpers, webhooks
 from .bot import WAIT, Bot, Wait
 from .client import Client, operations
 from .errors import ApiError, ResponseError, TransportError
@@ -17,6 +17,7 @@ from .models import (
     BotAccount,
     BotGame,
     BotProfile,
+    ClaimRules,
     ClaimWindow,
     Contract,
     CreatedGame,
@@ -40,12 +41,15 @@ from .models import (
     Leaderboard,
     LegalMove,
     Meld,
+    OptionSpec,
     RatingPoint,
     Replay,
     Result,
     Round,
     Seat,
     TakenSeat,
+    Variant,
+    VariantRound,
     WebhookSecret,
 )
 from .runners import RunStats, run_polling
@@ -57,6 +61,7 @@ __all__ = [
     "BotAccount",
     "BotGame",
     "BotProfile",
+    "ClaimRules",
     "ClaimWindow",
     "Client",
     "Contract",
@@ -82,6 +87,7 @@ __all__ = [
     "LegalMove",
     "LocalGame",
     "Meld",
+    "OptionSpec",
     "RatingPoint",
     "Replay",
     "ResponseError",
@@ -91,8 +97,11 @@ __all__ = [
     "Seat",
     "TakenSeat",
     "TransportError",
+    "Variant",
+    "VariantRound",
     "Wait",
     "WebhookSecret",
+    "cards",
     "errors",
     "helpers",
     "operations",

@@ -33,9 +33,10 @@ move that is not legal is logged, and the clock plays that decision.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
-from .models import GameView, LegalMove
+from .models import GameView, LegalMove, Variant
 
 
 class Wait:
@@ -65,6 +66,11 @@ class Bot:
 
     #: The name the bot takes its seats with.
     name: str = "bot"
+    #: The rules of the variants it plays, by name, as the server serves them
+    #: (``Client.list_variants()``): the runners on a server fill it before the bot's first
+    #: decision in a variant it lacks, so that the hooks (the default :meth:`discard` too)
+    #: can score cards without the rules engine.
+    variants: Mapping[str, Variant] = MappingProxyType({})
 
     def decide(self, view: GameView) -> LegalMove | Mapping[str, Any] | Wait:
         """The move to make now: one of ``view.legal`` (or its JSON form, ``{"type": ...}``),
@@ -118,10 +124,12 @@ class Bot:
         return moves[0]
 
     def discard(self, view: GameView, moves: list[LegalMove]) -> LegalMove:
-        """Which card to discard. Default: the one scoring most against you if kept."""
+        """Which card to discard. Default: the one scoring most against you if kept (the
+        points of :attr:`variants`, else the engine's)."""
         from .helpers import card_points
 
-        return max(moves, key=lambda m: card_points(str(m.body.get("card")), view.variant))
+        variant = self.variants.get(view.variant, view.variant)
+        return max(moves, key=lambda m: card_points(str(m.body.get("card")), variant))
 
 
 def is_wait(answer: object) -> bool:

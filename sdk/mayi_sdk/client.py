@@ -16,28 +16,16 @@ are the tree of :mod:`mayi_sdk.errors`. Retries happen only where they are safe:
 Table creation and seat taking carry no idempotency key in the API, so they are
 retried only on 429.
 
-**Cost per request.** A bot sends two requests a decision (the decisions poll and its
-move), so the client's own CPU lies on every decision's path. The requests that are safe
-to send again (reads and actions) skip the parts of ``requests.Session.request`` that do
-nothing for a plain session: the look-ups of proxies, a CA bundle and ``.netrc``
-credentials in the environment (read once, when the client is made: see
-:class:`Client`), the merging of session settings that are empty, and a URL parsed
-anew each time (a prepared URL is reused). To a plain-HTTP server through the stock
-transport adapter they go over the client's own kept-alive sockets
-(:mod:`mayi_sdk.direct`: ``requests``' and ``urllib3``'s layers cost more CPU than the
-rest of a decision); otherwise through the session's transport adapter; with the same
-timeouts, errors and retries either way. A session with
-anything of its own (``auth``, ``proxies``, ``params``, cookies, response hooks), or an
-environment that sets proxies, a CA bundle or ``.netrc`` credentials for the server,
-gets ``requests``' full path for every request; so does the request again when the
-answer is a redirect.
+**Transport.** Every request goes through the client's ``requests.Session``
+(``Session.request``: its headers, cookies, proxies and CA bundle from the environment,
+redirects, hooks and transport adapters, as ``requests`` documents them). A bot that
+wants another transport passes a session of its own (``session=``), for example one
+with a transport adapter mounted for the server's URL.
 """
 
 from __future__ import annotations
 
-import json as json_module
 import logging
-import os
 import threading
 import time
 import uuid
@@ -46,14 +34,9 @@ from typing import Any, TypeVar
 from urllib.parse import quote
 
 import requests
-import requests.adapters
 import requests.utils
-from requests.cookies import extract_cookies_to_jar
-from requests.structures import CaseInsensitiveDict
-from requests.utils import get_environ_proxies, get_netrc_auth
 
 from . import errors
-from .direct import REDIRECTS, DirectHTTP, usable
 from .models import (
     BotAccount,
     BotProfile,
@@ -73,6 +56,7 @@ from .models import (
     RatingPoint,
     Replay,
     TakenSeat,
+    Variant,
     WebhookSecret,
 )
 
@@ -115,11 +99,9 @@ class Client:
 
     ``timeout`` bounds every request (long-polls get their wait on top); ``max_retries``
     bounds the retries of one call (see the module's notes on when a call is retried).
-    Use it as a context manager, or call :meth:`close`.
-
-    ``requests`` settings from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``
-    and ``NO_PROXY``, ``REQUESTS_CA_BUNDLE``/``CURL_CA_BUNDLE``, ``.netrc``) are honoured
-    as ``requests`` honours them, but read when the client is made: set them before.
+    ``session``: the ``requests.Session`` that sends every request (default: a new one);
+    clients made by :meth:`with_token` share it. Use it as a context manager, or call
+    :meth:`close`.
     """
 
     def __init__(
@@ -140,14 +122,6 @@ class Client:
         self.session = session or requests.Session()
         if self.session.headers.get("User-Agent") in (None, requests.utils.default_user_agent()):
             self.session.headers["User-Agent"] = USER_AGENT  # a session's own User-Agent is kept
-        #: Whether the environment sets proxies or credentials ``requests`` would use for this server.
-        self._environment = _environment_applies(self.base_url)
-        #: The CA bundle the environment names (``requests`` verifies TLS with it when it trusts the environment).
-        self._ca_bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-        #: Prepared URLs by path and query parameters (see :meth:`_prepared`).
-        self._urls: dict[tuple[str, tuple[tuple[str, Any], ...]], str] = {}
-        #: Kept sockets for the plain path to a plain-HTTP server (see :mod:`mayi_sdk.direct`).
-        self._direct = DirectHTTP(self.base_url) if usable(self.base_url) else None
         #: 429 answers this client waited out (and then tried again), each logged as a warning.
         self.rate_limited = 0
         self._counting = threading.Lock()
@@ -160,8 +134,6 @@ class Client:
 
     def close(self) -> None:
         self.session.close()
-        if self._direct is not None:
-            self._direct.close()
 
     def with_token(self, token: str | None) -> Client:
         """A client for the same server acting with another token (sharing the connection pool)."""
@@ -185,6 +157,20 @@ class Client:
         """The service's metrics in Prometheus text format."""
         response = self._send("GET", "/metrics", retry_safe=True)
         return response.text
+
+    # -- what the service plays ------------------------------------------------
+    @operation("GET", "/v1/variants")
+    def list_variants(self) -> dict[str, Variant]:
+        """Every variant the server plays, by name, with its rules as data (contracts, card
+        points, the claim, table options)."""
+        data = self._call("GET", "/v1/variants")
+        found = (Variant.from_json(v) for v in data.get("variants", []))
+        return {variant.name: variant for variant in found}
+
+    @operation("GET", "/v1/house-bots")
+    def list_house_bots(self) -> list[str]:
+        """The names of the house bots a table can seat (:meth:`take_seat`'s ``house_bot``), weakest first."""
+        return [str(name) for name in self._call("GET", "/v1/house-bots").get("house_bots", [])]
 
     # -- tables -----------------------------------------------------------
     @operation("GET", "/v1/games")
@@ -498,10 +484,15 @@ class Client:
         attempt = 0
         while True:
             try:
-                if retry_safe and not stream and self._is_plain():
-                    response = self._send_plain(method, path, json, params, all_headers, timeout or self.timeout)
-                else:
-                    response = self._request(method, url, json, params, all_headers, timeout or self.timeout, stream)
+                response = self.session.request(
+                    method,
+                    url,
+                    json=json,
+                    params=params,
+                    headers=all_headers,
+                    timeout=timeout or self.timeout,
+                    stream=stream,
+                )
             except (requests.ConnectionError, requests.Timeout) as exc:
                 if retry_safe and attempt < self.max_retries:
                     attempt += 1
@@ -534,100 +525,6 @@ class Client:
     def _count_rate_limited(self) -> None:
         with self._counting:
             self.rate_limited += 1
-
-    def _request(
-        self,
-        method: str,
-        url: str,
-        json: Any,
-        params: Mapping[str, Any] | None,
-        headers: dict[str, str],
-        timeout: float | tuple[float, float],
-        stream: bool,
-    ) -> requests.Response:
-        """One request by ``requests``' full path (``Session.request``)."""
-        return self.session.request(
-            method, url, json=json, params=params, headers=headers, timeout=timeout, stream=stream
-        )
-
-    def _is_plain(self) -> bool:
-        """Whether ``Session.request`` would add nothing to a request but the session's headers:
-        no auth, proxies, params, cookies or response hooks of the session's own, and none of
-        ``requests``' settings from the environment for this server."""
-        session = self.session
-        return not (
-            (session.trust_env and self._environment)
-            or session.auth is not None
-            or session.proxies
-            or session.params
-            or len(session.cookies)
-            or any(session.hooks.values())
-        )
-
-    def _send_plain(
-        self,
-        method: str,
-        path: str,
-        json: Any,
-        params: Mapping[str, Any] | None,
-        headers: dict[str, str],
-        timeout: float | tuple[float, float],
-    ) -> requests.Response:
-        """What ``Session.request`` sends for a plain session (:meth:`_is_plain`), prepared and
-        handed to the session's transport adapter directly. A redirect is sent again by
-        ``requests``' full path, which follows it (this is only used for requests that are
-        safe to send twice); cookies the server sets are kept in the session, as
-        ``requests`` keeps them (and the session is no longer plain)."""
-        session = self.session
-        merged = CaseInsensitiveDict(session.headers)  # then ours: the request's headers win
-        merged.update(headers)
-        url = self._prepared(path, params)
-        adapter = session.get_adapter(url)
-        if self._direct is not None and type(adapter) is requests.adapters.HTTPAdapter:
-            body = None
-            if json is not None:  # as requests encodes it
-                body = json_module.dumps(json, allow_nan=False).encode("utf-8")
-                merged.setdefault("Content-Type", "application/json")
-            sent = {k: v for k, v in merged.items() if v is not None}
-            response = self._direct.send(method, url, sent, body, timeout, session.cookies)
-            if response.status_code in REDIRECTS and "Location" in response.headers:
-                return self._request(method, self.base_url + path, json, params, headers, timeout, False)
-            return response
-        request = requests.PreparedRequest()
-        request.prepare_method(method)
-        request.url = url
-        request.prepare_headers({k: v for k, v in merged.items() if v is not None})
-        request.prepare_body(None, None, json)
-        # As Session.request: a CA bundle from the environment wins over the session's ``verify``.
-        verify = self._ca_bundle if session.trust_env and self._ca_bundle else session.verify
-        response = adapter.send(request, stream=False, timeout=timeout, verify=verify, cert=session.cert, proxies={})
-        if "set-cookie" in response.headers:
-            extract_cookies_to_jar(session.cookies, request, response.raw)
-        if response.is_redirect:
-            response.close()
-            return self._request(method, self.base_url + path, json, params, headers, timeout, False)
-        response.content  # noqa: B018 - read the body (as requests does): the connection goes back to the pool
-        return response
-
-    def _prepared(self, path: str, params: Mapping[str, Any] | None) -> str:
-        """The URL ``requests`` prepares for ``path`` with ``params``, remembered (a bot sends
-        the same few URLs again and again)."""
-        key = (path, tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()) if params else ())
-        url = self._urls.get(key)
-        if url is None:
-            request = requests.PreparedRequest()
-            request.prepare_url(self.base_url + path, params)
-            url = str(request.url)
-            if len(self._urls) >= 256:
-                self._urls.clear()
-            self._urls[key] = url
-        return url
-
-
-def _environment_applies(base_url: str) -> bool:
-    """Whether the environment sets proxies (that ``NO_PROXY`` does not exempt) or ``.netrc``
-    credentials that ``requests`` would use for ``base_url`` with a session that trusts it."""
-    return bool(get_environ_proxies(base_url) or get_netrc_auth(base_url))
 
 
 def _id(game_id: str) -> str:

@@ -1,9 +1,11 @@
 """Helpers for bots that want them: card points, meld checks, the contract solver.
 
 Cards are codes as the API writes them (``"7C"``, ``"TH"``, ``"JK"``). The rules come
-from ``mayi_engine`` (one source of truth): :func:`is_meld` and :func:`find_contract`
-need it installed (the whole project, ``mayi-game-service``) and raise :class:`EngineMissing` otherwise;
-:func:`card_points` falls back to the May I points table without it.
+from one source, the engine's variants: :func:`card_points` and :func:`hand_points` read
+them from a :class:`~mayi_sdk.models.Variant` the server serves (``Client.list_variants()``),
+with no engine; given a variant's name, they and :func:`is_meld`, :func:`meld_problem`
+and :func:`find_contract` need ``mayi_engine`` installed (the whole project,
+``mayi-game-service``) and raise :class:`EngineMissing` otherwise.
 
 >>> card_points("JK"), card_points("QS"), card_points("4D", "shanghai")
 (50, 10, 5)
@@ -19,38 +21,41 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
-#: The May I points of a card left in hand, by rank ("JK": a joker); others score their number.
-MAY_I_POINTS = {"JK": 50, "A": 20, "T": 10, "J": 10, "Q": 10, "K": 10}
+from .models import Variant
 
 
 class EngineMissing(ImportError):
     """The helper needs the rules engine, ``mayi_engine`` (the whole project, ``mayi-game-service``)."""
 
 
-def engine() -> ModuleType:
-    """The ``mayi_engine`` module, or :class:`EngineMissing` saying how to install it."""
+def engine(needed_for: str = "this") -> ModuleType:
+    """The ``mayi_engine`` module, or :class:`EngineMissing` saying how to install it
+    (``needed_for``: what needs it, for the message)."""
     try:
         import mayi_engine
     except ImportError as exc:
         raise EngineMissing(
-            "this needs the rules engine mayi_engine, which is not installed: install the whole project, "
+            f"{needed_for} needs the rules engine mayi_engine, which is not installed: install the whole project, "
             "mayi-game-service (pip install . in a clone of its repository), not the SDK alone (mayi-game-sdk)"
         ) from exc
-    return mayi_engine
+    module: ModuleType = mayi_engine
+    return module
 
 
-def card_points(card: str, variant: str = "may_i") -> int:
-    """Points ``card`` scores against its holder at the end of a round in ``variant``."""
-    try:
-        eng = engine()
-    except EngineMissing:
-        rank = "JK" if card.upper() == "JK" else card.upper()[:1]
-        return MAY_I_POINTS.get(rank, int(rank) if rank.isdigit() else 10)
+def card_points(card: str, variant: Variant | str = "may_i") -> int:
+    """Points ``card`` scores against its holder at the end of a round in ``variant``: a
+    :class:`~mayi_sdk.models.Variant` (from ``Client.list_variants()``), or a variant's name
+    (which needs the engine)."""
+    if isinstance(variant, Variant):
+        return variant.points(card)
+    eng = engine(
+        f"card_points of {variant!r} by name (or pass the Variant from Client.list_variants(), which needs no engine)"
+    )
     rules = eng.get_rules(variant)
     return int(rules.card_score(eng.parse_card(card)))
 
 
-def hand_points(hand: Sequence[str], variant: str = "may_i") -> int:
+def hand_points(hand: Sequence[str], variant: Variant | str = "may_i") -> int:
     """Points of a whole hand (see :func:`card_points`)."""
     return sum(card_points(c, variant) for c in hand)
 

@@ -13,10 +13,10 @@ Needs ``mayi_engine`` (the whole project, ``mayi-game-service``); :class:`~mayi_
 from __future__ import annotations
 
 import hashlib
-import importlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 from .bot import Bot, as_legal_move, is_wait
@@ -27,6 +27,26 @@ log = logging.getLogger("mayi_sdk.local")
 
 #: Most decisions one local game may take (a safeguard; real games take a few hundred).
 MAX_DECISIONS = 20000
+
+#: The entry-point group of named bots: each entry point in it is a mapping of bot names to
+#: factories called as ``factory(seed=...)`` (``mayi-game-service`` registers the reference
+#: bots, ``mayi_bots.BOTS``; a package of bots of its own may register its own).
+BOT_ENTRY_POINTS = "mayi_sdk.bots"
+
+
+def named_bots() -> dict[str, Callable[..., Bot]]:
+    """Every bot the installed packages register by name (:data:`BOT_ENTRY_POINTS`)."""
+    found: dict[str, Callable[..., Bot]] = {}
+    for point in entry_points(group=BOT_ENTRY_POINTS):
+        registry: Mapping[str, Callable[..., Bot]] = point.load()
+        found.update(registry)
+    return found
+
+
+def seat_seed(game_seed: bytes, seat: int) -> int:
+    """The seed of the named bot in ``seat`` of the game dealt from ``game_seed`` (as
+    :func:`play_local` seeds them)."""
+    return int.from_bytes(hashlib.blake2b(game_seed + bytes([seat]), digest_size=8).digest(), "big")
 
 
 @dataclass
@@ -66,14 +86,16 @@ def play_local(
 ) -> LocalGame:
     """Play one game of ``variant``: ``bot`` in seat 0, ``opponents`` in the next seats.
 
-    An opponent is another :class:`Bot` or the name of a reference bot of ``mayi_bots``
-    (``"random"``, ``"greedy"``, ``"strong"``; installed with the whole project, ``mayi-game-service``). The same
-    ``seed`` deals the same cards (and seeds the named bots).
+    An opponent is another :class:`Bot` or the name of a bot an installed package registers
+    (:func:`named_bots`: the reference bots ``"random"``, ``"greedy"``, ``"strong"``,
+    ``"expert"`` come with the whole project, ``mayi-game-service``). The same ``seed`` deals
+    the same cards (and seeds the named bots).
     """
     eng = engine()
     rules = eng.get_rules(variant, options)
     key = _seed_bytes(seed)
-    players: list[Bot] = [bot, *(_named_bot(p, key, i + 1) for i, p in enumerate(opponents))]
+    registry = named_bots() if any(isinstance(p, str) for p in opponents) else {}
+    players: list[Bot] = [bot, *(_named_bot(p, registry, key, i + 1) for i, p in enumerate(opponents))]
     names = [f"{getattr(p, 'name', 'bot')}{i}" for i, p in enumerate(players)]
     state = eng.new_game(rules, names, key)
     now = 0.0
@@ -144,18 +166,14 @@ def _next_seat(eng: Any, state: Any, now: float = 0.0, waiting: dict[int, Any] |
     return None
 
 
-def _named_bot(player: Bot | str, key: bytes, seat: int) -> Bot:
-    """``player`` itself, or the reference bot of that name, seeded from the game's seed and the seat."""
+def _named_bot(player: Bot | str, registry: Mapping[str, Callable[..., Bot]], key: bytes, seat: int) -> Bot:
+    """``player`` itself, or the registered bot of that name, seeded from the game's seed and the seat."""
     if not isinstance(player, str):
         return player
-    try:
-        mayi_bots: Any = importlib.import_module("mayi_bots")  # part of mayi-game-service, not of mayi-game-sdk
-    except ImportError as exc:
-        raise ValueError(f"opponents: {player!r} names a reference bot, and mayi_bots is not installed") from exc
-    if player not in mayi_bots.NAMES:
-        raise ValueError(f"opponents: unknown bot {player!r} (known: {', '.join(mayi_bots.NAMES)}, or a Bot)")
-    named: Bot = mayi_bots.make(player, seed=mayi_bots.seat_seed(key, seat))
-    return named
+    if player not in registry:
+        known = ", ".join(registry) or f"none: no installed package registers bots ({BOT_ENTRY_POINTS!r} entry points)"
+        raise ValueError(f"opponents: unknown bot {player!r} (known: {known}; or pass a Bot)")
+    return registry[player](seed=seat_seed(key, seat))
 
 
 def seat_view(state: Any, seat: int | None, now: float = 0.0, version: int = 0) -> GameView:

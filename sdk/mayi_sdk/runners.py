@@ -159,6 +159,8 @@ def _play_decision(
     or the game moved on first)."""
     for _ in range(50):  # one turn is a handful of moves; a bound keeps a bad bot from looping
         seat = view.seat if view.seat is not None else -1
+        if view.variant not in bot.variants:
+            _learn_variants(bot, client)
         try:
             answer = bot.decide(view)
             if is_wait(answer):
@@ -200,3 +202,12 @@ def _play_decision(
         if take is not None and view.key and not take(view.key):
             return None  # another thread answers this decision (its delivery came)
     return view
+
+
+def _learn_variants(bot: Bot, client: Client) -> None:
+    """Give ``bot`` the server's variants (:attr:`Bot.variants`); a server that does not
+    answer is logged, and the bot decides without them."""
+    try:
+        bot.variants = {**bot.variants, **client.list_variants()}
+    except errors.ApiError as exc:
+        log.warning("GET /v1/variants: %s; the bot decides without the variants' rules", exc)

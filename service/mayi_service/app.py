@@ -19,6 +19,7 @@ from redis.exceptions import RedisClusterException
 
 from . import problems
 from .api import bots as bots_api
+from .api import catalog as catalog_api
 from .api import games, health
 from .api import ladder as ladder_api
 from .api.common import DECISION, bearer_token
@@ -210,6 +211,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Flask:
     api.register_blueprint(games.blp)
     api.register_blueprint(bots_api.blp)  # bot platform
     api.register_blueprint(ladder_api.blp)  # the bot ladder
+    api.register_blueprint(catalog_api.blp)  # variants and house bots
     refine_components(api.spec)
     problems.register(app)
 

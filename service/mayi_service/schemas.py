@@ -1022,3 +1022,74 @@ class ReplaySchema(Schema):
 class HealthSchema(Schema):
     status = _req(fields.String, validate=validate.OneOf(["ok", "unavailable"]))
     redis = _req(fields.Boolean)
+
+
+class DeckStepSchema(Schema):
+    up_to_players = _req(fields.Integer, metadata={"description": "Tables of up to this many players"})
+    decks = _req(fields.Integer, metadata={"description": "Decks shuffled together (each with its jokers)"})
+
+
+class VariantRoundSchema(Schema):
+    number = _req(fields.Integer, metadata={"description": "From 1"})
+    deal = _req(fields.Integer, metadata={"description": "Cards dealt to each player"})
+    contract = _req(fields.Nested, ContractSchema, metadata={"description": "What going down takes this round"})
+
+
+class ClaimRulesSchema(Schema):
+    name = _req(fields.String, metadata={"description": 'What a claim of the upcard is called ("May I", "Buy")'})
+    penalty = _req(fields.Integer, metadata={"description": "Stock cards a claimant takes with the upcard"})
+    limit = _req(
+        fields.Integer, allow_none=True, metadata={"description": "Claims a seat may win in one round; null: no limit"}
+    )
+    discarder_may_claim = _req(
+        fields.Boolean, metadata={"description": "The discarder may claim their own discard (last in priority)"}
+    )
+
+
+class OptionSpecSchema(Schema):
+    name = _req(fields.String, metadata={"description": "The option's name in a table's `options`"})
+    type = _req(fields.String, validate=validate.OneOf(["boolean", "integer", "number"]))
+    minimum = _req(fields.Float, allow_none=True, metadata={"description": "null: a boolean"})
+    maximum = _req(fields.Float, allow_none=True, metadata={"description": "null: a boolean"})
+    default = _req(fields.Raw, metadata={"description": "The variant's value when a table does not set it"})
+    house = _req(fields.Boolean, metadata={"description": "A house rule of the variant (not a clock or safeguard)"})
+    description = _req(fields.String)
+
+
+class VariantSchema(Schema):
+    name = _variant(metadata={"description": "The variant's name, as `variant` in requests"})
+    title = _req(fields.String, metadata={"description": "The game's name as people write it"})
+    min_players = _req(fields.Integer)
+    max_players = _req(fields.Integer)
+    decks = _req(fields.List, fields.Nested(DeckStepSchema), metadata={"description": "Decks by table size, ascending"})
+    rounds = _req(fields.List, fields.Nested(VariantRoundSchema), metadata={"description": "The rounds, in order"})
+    card_points = _req(
+        fields.Dict,
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={
+            "description": "Points a card left in hand scores against its holder when a round ends, by rank "
+            "as card codes write it (A, 2-9, T, J, Q, K; JK: a joker)"
+        },
+    )
+    joker_limit = _req(
+        fields.Integer, allow_none=True, metadata={"description": "Most jokers in one meld; null: no limit"}
+    )
+    claim = _req(fields.Nested, ClaimRulesSchema, metadata={"description": "Claiming the upcard out of turn"})
+    options = _req(
+        fields.List,
+        fields.Nested(OptionSpecSchema),
+        metadata={"description": "The table options the variant accepts, with its defaults"},
+    )
+
+
+class VariantListSchema(Schema):
+    variants = _req(fields.List, fields.Nested(VariantSchema), metadata={"description": "Every variant served"})
+
+
+class HouseBotListSchema(Schema):
+    house_bots = _req(
+        fields.List,
+        fields.String(validate=validate.OneOf(HOUSE_BOTS)),
+        metadata={"description": "The names `house_bot` takes when seating one, weakest first"},
+    )

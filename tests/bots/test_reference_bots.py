@@ -77,7 +77,7 @@ def test_mayi_simulate_takes_every_reference_bot_by_name() -> None:
 
 def test_the_strong_bots_plan_counts_missing_cards() -> None:
     def cards(*codes: str) -> tuple[int, ...]:
-        from mayi_bots.cards import order
+        from mayi_sdk.cards import order
 
         return tuple(sorted(order(c) for c in codes))
 

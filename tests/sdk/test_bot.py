@@ -115,8 +115,9 @@ def test_without_the_engine_the_error_says_how_to_install_it(monkeypatch: pytest
         play_local(Bot(), ["greedy"], "may_i", seed=1)
     with pytest.raises(helpers.EngineMissing, match="mayi_engine"):
         helpers.find_contract(["7C", "7D", "7H"], books=1, runs=0)
-    # Card points (the default discard's order) still work without it.
-    assert helpers.card_points("JK") == 50 and helpers.card_points("KS") == 10 and helpers.card_points("7H") == 7
+    # Card points by a variant's name need it too (they are the variant's, not a table of the SDK's).
+    with pytest.raises(helpers.EngineMissing, match=r"Client\.list_variants"):
+        helpers.card_points("4D", "shanghai")
 
 
 def test_helpers_agree_with_the_engine() -> None:

@@ -1,6 +1,7 @@
-"""The client's transport, over real loopback sockets: what ``requests`` takes from the
-environment and from the session (proxies, cookies, redirects, hooks) is honoured on the
-cheaper path the client takes for reads and actions too (see :mod:`mayi_sdk.client`)."""
+"""The client's transport, over real loopback sockets: every request goes through the
+client's ``requests.Session`` and its transport adapter, so what ``requests`` takes from
+the environment and from the session (proxies, cookies, redirects, hooks) is honoured for
+every request (see :mod:`mayi_sdk.client`)."""
 
 from __future__ import annotations
 
@@ -125,7 +126,7 @@ def test_a_proxy_set_in_the_environment_carries_every_request(
     assert [method for method, _, _ in app.seen] == ["GET", "POST", "POST"]
 
 
-def test_a_session_that_does_not_trust_the_environment_goes_direct(
+def test_a_session_that_does_not_trust_the_environment_is_not_proxied(
     recorder: tuple[Recorder, str], proxy: ForwardProxy
 ) -> None:
     app, base = recorder
@@ -194,3 +195,25 @@ def test_the_client_names_itself_unless_its_session_has_a_user_agent(recorder: t
         client.get_decisions()
     assert [headers["user-agent"] for _, _, headers in app.seen] == [USER_AGENT, "my-bot/2"]
     assert USER_AGENT.startswith("mayi-sdk/")
+
+
+def test_the_sessions_transport_adapter_sends_every_request(recorder: tuple[Recorder, str]) -> None:
+    """The session's own adapter (here the stock one, its ``send`` counted) carries the
+    polls and moves too: the client has no transport of its own beside ``requests``."""
+    app, base = recorder
+    session = requests.Session()
+    adapter = session.get_adapter(base)
+    sent: list[str] = []
+    send = adapter.send
+
+    def counted(request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
+        sent.append(f"{request.method} {request.path_url}")
+        return send(request, **kwargs)
+
+    adapter.send = counted  # type: ignore[method-assign]
+    with Client(base, "mayi_bot_t", session=session) as client:
+        client.get_decisions()
+        client.claim_upcard("g1", False)
+        client.get_game("g1")
+    assert sent == ["GET /v1/bots/me/decisions?wait=0.0", "POST /v1/games/g1/claims", "GET /v1/games/g1"]
+    assert len(app.seen) == 3

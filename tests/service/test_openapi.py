@@ -55,6 +55,9 @@ EXPECTED_ERRORS: dict[tuple[str, str], set[int]] = {
     ("get", "/v1/ladder/matches"): {422, 429},
     ("get", "/v1/ladder/bots/{bot_id}"): {404, 422, 429},
     ("get", "/v1/ladder/bots/{bot_id}/history"): {404, 422, 429},
+    # What the service plays.
+    ("get", "/v1/variants"): {429},
+    ("get", "/v1/house-bots"): {429},
 }
 
 
