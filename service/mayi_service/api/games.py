@@ -159,7 +159,7 @@ def _etag(view: dict[str, Any]) -> str:
 
 def _with_etag(view: dict[str, Any]) -> Response:
     # Views are JSON-ready already (the engine builds them); the GameView schema documents
-    # them, and tests/service/test_responses_match_the_document.py holds them to it.
+    # them, and tests/service/contract/test_responses_match_the_document.py holds them to it.
     headers = [("Content-Type", "application/json"), ("ETag", _etag(view)), ("Cache-Control", "no-cache")]
     return current_app.response_class(codec.dump_bytes(view), headers=headers)
 

@@ -51,7 +51,7 @@ from werkzeug.serving import make_server
 from mayi_service.app import create_app
 from mayi_service.config import Settings
 
-SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+SPEC = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 
 #: Random cases per operation in the fuzzing phase.
 MAX_EXAMPLES = int(os.environ.get("MAYI_FUZZ_EXAMPLES", "40"))

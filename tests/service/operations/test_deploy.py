@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from mayi_service.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _compose() -> dict:

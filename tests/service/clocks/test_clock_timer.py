@@ -3,7 +3,7 @@ whole second after it when RQ's scheduler queues the game's job, once per deadli
 says how long it may sleep.
 
 These drive the clock code directly (no worker process) on a real Redis and a real RQ
-queue, with the service's own clock moved by hand (as tests/service/test_clock_jobs.py).
+queue, with the service's own clock moved by hand (as tests/service/clocks/test_clock_jobs.py).
 """
 
 from __future__ import annotations

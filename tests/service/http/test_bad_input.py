@@ -23,7 +23,7 @@ from mayi_service import schemas
 
 TIMEOUT = 10
 JSON = {"Content-Type": "application/json"}
-SPEC = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+SPEC = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ the engine's clocks make, keeps a complete log, and never holds up a clock that 
 another table: the timer plays that one first.
 
 These drive the clock timer directly (no worker process) on a real Redis, with the
-service's own clock moved by hand (as tests/service/test_clock_timer.py).
+service's own clock moved by hand (as tests/service/clocks/test_clock_timer.py).
 """
 
 from __future__ import annotations

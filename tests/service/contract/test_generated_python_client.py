@@ -20,7 +20,7 @@ import httpx
 import pytest
 from servers import LiveServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SPEC = ROOT / "openapi" / "openapi.json"
 GENERATOR = Path(sys.executable).parent / "openapi-python-client"
 MAX_MOVES = 3000

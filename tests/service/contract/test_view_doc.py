@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mayi_service.cli import main
 from mayi_service.view_doc import render
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "view.md"
 
 

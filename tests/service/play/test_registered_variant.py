@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 import requests
+from http_moves import auth, move_request
+from servers import LiveServer
 
 from mayi_engine import MAY_I, VARIANTS, Contract, OptionSpec, RoundSpec, register_variant
 from mayi_service.app import create_app
 from mayi_service.config import Settings
-
-from .http_moves import auth, move_request
-from .servers import LiveServer
 
 TIMEOUT = 30
 MAX_ACTIONS = 2000

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from serving import Served, free_port, kill_all_in
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 API_DOC = ROOT / "docs" / "api.md"
 EXAMPLE = ROOT / "examples" / "typescript"
 MAYI = shutil.which("mayi", path=str(Path(sys.executable).parent)) or shutil.which("mayi")

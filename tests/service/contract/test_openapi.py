@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from mayi_service.cli import main as cli
 from mayi_service.openapi import render
 
-SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+SPEC_PATH = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 PROBLEM = "application/problem+json"
 
 GAME = "/v1/games/{game_id}"

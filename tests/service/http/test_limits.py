@@ -1,5 +1,5 @@
 """Rate limits (per token and per address), body size limits and CORS; what the rate limits
-count and how each response announces them: tests/service/test_rate_limit_policy.py."""
+count and how each response announces them: tests/service/http/test_rate_limit_policy.py."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import pytest
 from packaging.requirements import Requirement
 from serving import MAYI
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ["engine/mayi_engine", "service/mayi_service", "sdk/mayi_sdk", "bots/mayi_bots"]
 
 

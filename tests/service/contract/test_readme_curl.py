@@ -13,7 +13,7 @@ import pytest
 import requests
 from serving import ready_server
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def walkthrough() -> str:

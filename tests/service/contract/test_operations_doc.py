@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mayi_service.config import Settings
 
-DOC = (Path(__file__).resolve().parents[2] / "docs" / "operations.md").read_text()
+DOC = (Path(__file__).resolve().parents[3] / "docs" / "operations.md").read_text()
 
 
 def test_every_setting_is_documented_with_its_default():

@@ -20,7 +20,7 @@ from mayi_service.app import create_app
 from mayi_service.config import Settings
 
 TIMEOUT = 30
-OPENAPI = Path(__file__).resolve().parents[2] / "openapi" / "openapi.json"
+OPENAPI = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 CODES = ["JK", *(r + s for r in "A23456789TJQK" for s in "CDHS")]
 
 

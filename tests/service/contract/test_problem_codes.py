@@ -20,7 +20,7 @@ from mayi_engine import ErrorCode
 from mayi_sdk import errors
 from mayi_service.problem_types import BY_CODE, PROBLEM_CODES, PROBLEM_TYPE, Problem, for_status
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SERVICE = ROOT / "service" / "mayi_service"
 API_DOC = ROOT / "docs" / "api.md"
 

@@ -250,7 +250,7 @@ def test_compose_has_a_cluster_profile() -> None:
     meaning is checked.)"""
     import yaml
 
-    compose = yaml.safe_load((Path(__file__).resolve().parents[2] / "docker-compose.yml").read_text())
+    compose = yaml.safe_load((Path(__file__).resolve().parents[3] / "docker-compose.yml").read_text())
     services = compose["services"]
     nodes = [f"redis-node-{i}" for i in (1, 2, 3)]
     for name in (*nodes, "redis-cluster-init", "api-cluster", "worker-cluster"):

@@ -20,7 +20,7 @@ from http_moves import auth, move_request
 from mayi_service.app import create_app, policy_names
 from mayi_service.config import Settings
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 
 def _app(settings: Settings, **limits: Any) -> Any:

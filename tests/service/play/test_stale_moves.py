@@ -14,7 +14,7 @@ from typing import Any
 import requests
 
 TIMEOUT = 30
-API_DOC = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+API_DOC = Path(__file__).resolve().parents[3] / "docs" / "api.md"
 
 #: Round 1 of a May I table of 4: seat 0 (first to play) holds two books of sevens and
 #: nines but one nine; its first draw from the stock is that nine (9H).
