@@ -14,6 +14,7 @@ import re
 from contextlib import suppress
 from typing import Any
 
+import requests
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from web_helpers import OTHERS, create, create_in_lobby, hand_on_page, hold_seat, press_card, stack, view
@@ -102,3 +103,17 @@ def test_a_waiting_tables_open_seats_filled_with_house_bots(served: Any, new_pag
     bots = [re.compile("house bot"), re.compile("house bot")]
     expect(page.locator(".seat .name")).to_have_text(["Bob (you)", "Cy", *bots])
     assert view(url, game_id)["status"] == "playing"
+
+
+def test_the_lobby_lists_the_house_bots_without_reading_the_api_document(served: Any, new_page: Any) -> None:
+    """The names come from ``GET /v1/house-bots``; the 200 KB OpenAPI document is not fetched."""
+    page = new_page()
+    fetched: list[str] = []
+    page.on("request", lambda request: fetched.append(request.url))
+    page.goto(served.url + "/")
+    choice = page.get_by_label("Fill the other seats with house bots", exact=True)
+    names = requests.get(f"{served.url}/v1/house-bots", timeout=30).json()["house_bots"]
+    for name in names:
+        expect(choice.locator(f"option[value='{name}']")).to_have_count(1)
+    assert any(url.endswith("/v1/house-bots") for url in fetched), fetched
+    assert not [url for url in fetched if "openapi.json" in url], fetched

@@ -147,12 +147,12 @@ export const seats = {
 
 let houseBots = null;
 
-/** The house bots this service offers: the enum of `house_bot` in its OpenAPI document. */
+/** The house bots this service offers (`GET /v1/house-bots`), weakest first. */
 export async function houseBotNames() {
   if (!houseBots) {
-    houseBots = fetch("/openapi.json", { cache: "no-store" })
+    houseBots = fetch("/v1/house-bots")
       .then((r) => r.json())
-      .then((doc) => doc.components.schemas.SeatIn.properties.house_bot.enum.filter((n) => typeof n === "string"))
+      .then((found) => found.house_bots)
       .catch(() => []);
   }
   return houseBots;
