@@ -21,7 +21,7 @@ What it does:
   Redis they are deleted at the end.
 * **Servers**: the API (``mayi_service.wsgi:app``) and the baseline (a bare Flask
   app defined here, :func:`baseline_app`) each under ``gunicorn -w 2 -k
-  mayi_service.server.GeventWorker`` (the service's serving model, see
+  mayi_service.server.worker.GeventWorker`` (the service's serving model, see
   ``mayi_service/gunicorn_config.py``) on a free local port; both are stopped at the
   end, also on errors and Ctrl-C. The API runs the default settings (rate limits on,
   clock jobs on, with a ``mayi worker`` beside it, as ``mayi serve`` runs one), but for
@@ -48,7 +48,7 @@ What it does:
   the POST) p50 and p99. The two workloads alternate within each run; the report
   gives the median over ``--runs`` runs with the min-max beside it.
 * **Memory**: ``--memory-games`` games a policy played to the end in-process
-  (:class:`mayi_service.games.Games` against the same Redis, as the API does
+  (:class:`mayi_service.play.games.Games` against the same Redis, as the API does
   it, with the same simple policy and with the reference ``greedy`` bot), then
   ``MEMORY USAGE`` of every key of each game (game hash, tokens hash, and the
   ``archive`` that replaces the events stream when a game finishes) and the
@@ -101,7 +101,7 @@ from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I
 from mayi_engine.state import loads
 from mayi_sdk.local import bot_policy
-from mayi_service.store import connect, is_cluster
+from mayi_service.storage.connections import connect, is_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
@@ -117,7 +117,7 @@ BASELINE_VALUE = b"v" * 4096
 SERVER_WORKERS = 2
 #: The service's serving model (service/mayi_service/gunicorn_config.py): gevent workers;
 #: the baseline runs under the same worker class.
-WORKER_CLASS = "mayi_service.server.GeventWorker"
+WORKER_CLASS = "mayi_service.server.worker.GeventWorker"
 SERVER_CONNECTIONS = 1000
 SEATS = 4
 #: Claim window and turn clock of the benchmark's tables: no deadline ever passes.
@@ -614,10 +614,10 @@ def measure(work: Work, clients: int, warmup: float, seconds: float, cpu: CpuPro
 
 def _tables(url: str, prefix: str) -> Any:
     """``Games`` wired as ``create_app`` wires them (clock bookkeeping, no job queue)."""
-    from mayi_service.clock import Clock
-    from mayi_service.games import Games
-    from mayi_service.repository import GameRepository
-    from mayi_service.store import connect
+    from mayi_service.play.clock import Clock
+    from mayi_service.play.games import Games
+    from mayi_service.storage.connections import connect
+    from mayi_service.storage.repository import GameRepository
 
     repo = GameRepository(connect(url), prefix)
     return Games(repo, listeners=(Clock(repo, None),))
@@ -625,7 +625,7 @@ def _tables(url: str, prefix: str) -> Any:
 
 def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:
     """One game to the end with the HTTP clients' policy; returns its id and actions."""
-    from mayi_service.games import Viewer
+    from mayi_service.play.games import Viewer
 
     record, issued = tables.create(create_body(seed_hex))
     tokens = {s["seat"]: s["token"] for s in issued}
@@ -761,16 +761,16 @@ def _memory_summary(rows: list[dict[str, Any]], stalled: int) -> dict[str, Any]:
 PROFILE_PARTS = (
     ("whole request (Flask wsgi_app)", "flask/app.py", "wsgi_app"),
     ("request body schema (marshmallow load)", "marshmallow/schema.py", "load"),
-    ("Games.act", "mayi_service/games.py", "act"),
-    ("  token lookup (Games.viewer)", "mayi_service/games.py", "viewer"),
-    ("  GameRepository.load (HGETALL + meta JSON)", "mayi_service/repository.py", "load"),
+    ("Games.act", "mayi_service/play/games.py", "act"),
+    ("  token lookup (Games.viewer)", "mayi_service/play/games.py", "viewer"),
+    ("  GameRepository.load (HGETALL + meta JSON)", "mayi_service/storage/repository.py", "load"),
     ("  state loads", "mayi_engine/state.py", "loads"),
     ("  engine play", "mayi_engine/game.py", "play"),
     ("  state dumps", "mayi_engine/state.py", "dumps"),
-    ("  Games.view (player_view + legal moves)", "mayi_service/games.py", "view"),
+    ("  Games.view (player_view + legal moves)", "mayi_service/play/games.py", "view"),
     ("    legal_moves", "mayi_engine/legal.py", "legal_moves"),
-    ("  GameRepository.commit (Lua script)", "mayi_service/repository.py", "commit"),
-    ("  Clock.on_commit", "mayi_service/clock.py", "on_commit"),
+    ("  GameRepository.commit (Lua script)", "mayi_service/storage/repository.py", "commit"),
+    ("  Clock.on_commit", "mayi_service/play/clock.py", "on_commit"),
     ("response schema (marshmallow dump)", "marshmallow/schema.py", "dump"),
     ("metrics (after_request)", "mayi_service/api/health.py", "after_request"),
 )
@@ -785,7 +785,7 @@ def cpu_in_process(url: str, prefix: str, actions: int, seed: int, batch: int = 
     beside it."""
     from werkzeug.test import EnvironBuilder
 
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     os.environ.setdefault("REDIS_URL", url)
     os.environ.setdefault("MAYI_BENCH_PREFIX", prefix)
@@ -848,7 +848,7 @@ def cpu_in_process(url: str, prefix: str, actions: int, seed: int, batch: int = 
 
 def profile_requests(url: str, prefix: str, actions: int, seed: int, top: int) -> dict[str, Any]:
     """cProfile of ``actions`` game actions through the Flask test client (no gunicorn, no HTTP)."""
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     app = create_app(redis_url=url, key_prefix=prefix, rate_limits_enabled=False, schedule_clock_jobs=False)
     client = app.test_client()

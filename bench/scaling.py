@@ -41,8 +41,8 @@ from typing import Any
 
 from api import choose, create_body, game_seed, legal_for, next_seat, request_for
 
-from mayi_service.app import create_app
-from mayi_service.store import connect, is_cluster
+from mayi_service.api.app import create_app
+from mayi_service.storage.connections import connect, is_cluster
 
 
 def _infos(client: Any, section: str) -> list[dict[str, Any]]:

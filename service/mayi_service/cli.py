@@ -14,8 +14,7 @@ import click
 from mayi_engine.errors import MayIError
 from mayi_engine.rules import VARIANTS, get_rules
 from mayi_engine.simulate import simulate as run_simulation
-
-from .config import SettingError, Settings
+from mayi_service.config import SettingError, Settings
 
 
 class _Main(click.Group):
@@ -56,7 +55,7 @@ def _require_redis(settings: Settings, wait_as: str | None = None) -> None:
     """Fail in one line (a :class:`SettingError` naming it) unless a Redis answers at REDIS_URL
     and MAYI_JOBS_REDIS_URL, those set; with ``wait_as`` (the command's name), wait for one
     that does not answer instead, saying so once."""
-    from .store import RedisUnreachable, jobs_url, require_answer
+    from mayi_service.storage.connections import RedisUnreachable, jobs_url, require_answer
 
     jobs_url(settings.redis_url, settings.jobs_redis_url)  # a cluster cannot hold the jobs: say so first
     for field in ("redis_url", "jobs_redis_url"):
@@ -239,11 +238,11 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     import subprocess
     import sys
 
-    from . import gunicorn_config as conf
-    from .config import Settings
-    from .processes import Supervisor, die_with_parent
-    from .server import run_api
-    from .store import DataDirInUse, check_url, jobs_url, prepare_embedded
+    from mayi_service import gunicorn_config as conf
+    from mayi_service.config import Settings
+    from mayi_service.processes import Supervisor, die_with_parent
+    from mayi_service.server.worker import run_api
+    from mayi_service.storage.connections import DataDirInUse, check_url, jobs_url, prepare_embedded
 
     settings = Settings.from_env()
     try:
@@ -307,7 +306,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
 
 
 def _job_kinds(ctx: click.Context, param: click.Parameter, value: str) -> list[str]:
-    from .clock import JOB_KINDS
+    from mayi_service.play.clock import JOB_KINDS
 
     kinds = [k.strip() for k in value.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in JOB_KINDS]
@@ -353,12 +352,12 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None
 
     from redis.exceptions import RedisClusterException
 
-    from .clock import run_worker, start_sweeper, start_timer
-    from .config import Settings
-    from .ladder import start_ticker
-    from .processes import die_with_parent
-    from .service import queue_names, worker_service
-    from .webhooks import start_dispatcher
+    from mayi_service.bots.webhooks import start_dispatcher
+    from mayi_service.config import Settings
+    from mayi_service.ladder.matches import start_ticker
+    from mayi_service.play.clock import run_worker, start_sweeper, start_timer
+    from mayi_service.processes import die_with_parent
+    from mayi_service.service import queue_names, worker_service
 
     # The RQ scheduler is a fork of this process: it must stop when this process ends.
     on_fork = die_with_parent()
@@ -405,7 +404,7 @@ def _check_worker(settings: Settings, kinds: list[str]) -> None:
 
     from rq import Worker
 
-    from .service import queue_names, worker_service
+    from mayi_service.service import queue_names, worker_service
 
     _require_redis(settings)
     jobs = worker_service().jobs
@@ -443,7 +442,7 @@ def ladder_run(variant: str, matches: int, workers: int, players: int | None, as
     kept there: a later run goes on from them, and each game's replay stays readable
     with `mayi replay GAME_ID`.
     """
-    from .ladder_run import run_local_ladder
+    from mayi_service.ladder.run import run_local_ladder
 
     rules = get_rules(variant)
     if players is not None and not rules.min_players <= players <= rules.max_players:
@@ -499,11 +498,11 @@ def replay(game_id: str, as_json: bool) -> None:
 
     Reads the game from REDIS_URL (without it, the embedded Redis in ./var: --data-dir,
     MAYI_DATA_DIR)."""
-    from .config import Settings
-    from .problems import ServiceError
-    from .replay_text import replay_lines
-    from .repository import GameGone
-    from .service import Service
+    from mayi_service.api.problems import ServiceError
+    from mayi_service.config import Settings
+    from mayi_service.play.replay_text import replay_lines
+    from mayi_service.service import Service
+    from mayi_service.storage.repository import GameGone
 
     settings = Settings.from_env(schedule_clock_jobs=False)
     if not settings.redis_url and not os.path.isdir(settings.data_dir):
@@ -551,7 +550,7 @@ def _write_generated(output: str, text: str, check: bool, command: str) -> None:
 @click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the app generates.")
 def openapi(output: str, check: bool) -> None:
     """Write the OpenAPI document generated from the app."""
-    from .openapi import render
+    from mayi_service.api.openapi import render
 
     _write_generated(output, render(), check, "mayi openapi")
 
@@ -561,7 +560,7 @@ def openapi(output: str, check: bool) -> None:
 @click.option("--check", is_flag=True, help="Exit 1 if the file differs from what the schemas give.")
 def view_doc(output: str, check: bool) -> None:
     """Write docs/view.md, every field of the game view, from the app's schemas."""
-    from .view_doc import render
+    from mayi_service.api.view_doc import render
 
     _write_generated(output, render(), check, "mayi view-doc")
 

@@ -1,6 +1,6 @@
 """gunicorn settings for the API: ``gunicorn -c python:mayi_service.gunicorn_config mayi_service.wsgi:app``.
 
-gevent workers (:class:`mayi_service.server.GeventWorker`): every connection is a
+gevent workers (:class:`mayi_service.server.worker.GeventWorker`): every connection is a
 greenlet, so a waiting long-poll, an open event stream or a slow upload costs a
 socket and a little memory, not a thread. Prometheus multiprocess mode so that
 ``/metrics`` sums every worker.
@@ -16,7 +16,7 @@ from typing import Any
 
 bind = os.environ.get("MAYI_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("MAYI_WORKERS", "2"))
-worker_class = "mayi_service.server.GeventWorker"
+worker_class = "mayi_service.server.worker.GeventWorker"
 #: Connections one worker process serves at once (streams, long-polls, uploads and the rest).
 worker_connections = int(os.environ.get("MAYI_WORKER_CONNECTIONS", "4000"))
 timeout = 120

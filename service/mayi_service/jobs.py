@@ -9,24 +9,23 @@ from __future__ import annotations
 import logging
 
 from mayi_engine import MayIError
-
-from .service import worker_service
-from .webhooks import Attempt
+from mayi_service.bots.webhooks import Attempt
+from mayi_service.service import worker_service
 
 #: The jobs log as the parts they run (their messages keep their loggers' names).
-house_log = logging.getLogger("mayi_service.house")
-ladder_log = logging.getLogger("mayi_service.ladder")
+house_log = logging.getLogger("mayi_service.bots.house")
+ladder_log = logging.getLogger("mayi_service.ladder.matches")
 
 
 def run_clock_job(game_id: str, at: int | None = None) -> None:
-    """Play the decisions of ``game_id`` whose deadline has passed (:meth:`~mayi_service.clock.Clock.run`)."""
+    """Play the decisions of ``game_id`` whose deadline has passed (:meth:`~mayi_service.play.clock.Clock.run`)."""
     service = worker_service()
     service.clock.run(service.games, game_id, at)
 
 
 def run_house_job(game_id: str, version: int | None) -> None:
     """One decision of a house seat of ``game_id`` at ``version`` (``None``: its current one;
-    see :class:`~mayi_service.house.HouseBots`)."""
+    see :class:`~mayi_service.bots.house.HouseBots`)."""
     service = worker_service()
     try:
         service.house.play(service.games, game_id, version)
@@ -36,13 +35,13 @@ def run_house_job(game_id: str, version: int | None) -> None:
 
 def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1, lease: int | None = None) -> None:
     """Attempt ``attempt`` at delivering the decision of ``seat`` at ``game_id`` with ``key``,
-    holding the due-set's ``lease`` (:meth:`~mayi_service.webhooks.Webhooks.run_job`)."""
+    holding the due-set's ``lease`` (:meth:`~mayi_service.bots.webhooks.Webhooks.run_job`)."""
     service = worker_service()
     service.webhooks.run_job(service.bots, Attempt(bot_id, game_id, seat, key, attempt), lease)
 
 
 def run_match_job(variant: str, match_id: str) -> str:
-    """Play ladder match ``match_id`` to its end (see :meth:`~mayi_service.ladder.Ladder.run_match`);
+    """Play ladder match ``match_id`` to its end (see :meth:`~mayi_service.ladder.matches.Ladder.run_match`);
     then form new tables at once, so that its players need not wait for the next matchmaking."""
     ladder = worker_service().ladder
     outcome = ladder.run_match(variant, match_id)
@@ -55,7 +54,7 @@ def run_match_job(variant: str, match_id: str) -> str:
 
 
 def run_matchmaking_job(variant: str) -> list[str]:
-    """Queue new runs of abandoned matches, then form new tables (see :meth:`~mayi_service.ladder.Ladder.matchmake`)."""
+    """Queue new runs of abandoned matches, then form new tables (:meth:`.Ladder.matchmake`)."""
     ladder = worker_service().ladder
     ladder.sweep(variant)
     return ladder.matchmake(variant)

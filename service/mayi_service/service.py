@@ -9,15 +9,15 @@ from functools import lru_cache
 import redis
 from rq import Queue
 
-from .bots import Bots
-from .clock import JOB_KINDS, Clock
-from .config import Settings
-from .games import Games
-from .house import HouseBots
-from .ladder import Ladder, ladder_queue_name
-from .repository import GameRepository
-from .store import connect, is_cluster, jobs_url, redis_url
-from .webhooks import Webhooks, queue_name_for
+from mayi_service.bots.house import HouseBots
+from mayi_service.bots.seats import Bots
+from mayi_service.bots.webhooks import Webhooks, queue_name_for
+from mayi_service.config import Settings
+from mayi_service.ladder.matches import Ladder, ladder_queue_name
+from mayi_service.play.clock import JOB_KINDS, Clock
+from mayi_service.play.games import Games
+from mayi_service.storage.connections import connect, is_cluster, jobs_url, redis_url
+from mayi_service.storage.repository import GameRepository
 
 
 def jobs_connection(settings: Settings, client: redis.Redis) -> redis.Redis:

@@ -3,6 +3,6 @@
 Reads its settings from the environment (``REDIS_URL`` and ``MAYI_*``).
 """
 
-from .app import create_app
+from mayi_service.api.app import create_app
 
 app = create_app()

@@ -20,7 +20,7 @@ from serving import READY_SECONDS, free_port
 import mayi_bots
 from mayi_sdk import Client
 from mayi_sdk.webhooks import sign
-from mayi_service import bots as service_bots
+from mayi_service.bots import seats as service_bots
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 SEED = "5eed" * 8

@@ -59,7 +59,7 @@ PROJECT = "mayi-ci"
 #: Ten-minute clocks: the players' own decisions end these games, not the clock.
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
 #: The clocks of the games played through the faults: a house bot's decision whose job was
-#: lost with a killed process (or Redis) is left to the turn clock (mayi_service.house).
+#: lost with a killed process (or Redis) is left to the turn clock (mayi_service.bots.house).
 FAULTY = {"claim_seconds": 5, "turn_seconds": 10}
 #: The last two rounds of each variant (the absent seat's game, played by the clock).
 LAST_TWO = {"may_i": 6, "shanghai": 7}

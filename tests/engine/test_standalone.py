@@ -58,7 +58,7 @@ def test_the_engine_tests_import_only_the_standard_library_pytest_and_the_engine
 
 
 def test_the_check_would_catch_a_service_import() -> None:
-    source = "import redis\nfrom mayi_service.app import create_app\nimport json\nfrom servers import LiveServer\n"
+    source = "import redis\nfrom mayi_service.api.app import create_app\nimport json\nfrom servers import LiveServer\n"
     assert imported(ast.parse(source)) - ALLOWED == {"redis", "mayi_service", "servers"}
 
 

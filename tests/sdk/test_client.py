@@ -15,7 +15,7 @@ from proxies import ThreadedListener, read_http_message
 from servers import LiveServer
 
 from mayi_sdk import Client, GameView, LegalMove, errors, operations
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ import pytest
 from servers import LiveServer
 
 from mayi_sdk import Bot, Client, GameView, LegalMove, RunStats, run_polling
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}

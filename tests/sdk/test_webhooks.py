@@ -17,7 +17,7 @@ from standardwebhooks import Webhook
 
 from mayi_sdk import Bot, Client, Decision
 from mayi_sdk.webhooks import SignatureError, make_webhook_server, sign, verify
-from mayi_service import bots as service_bots
+from mayi_service.bots import seats as service_bots
 
 SECRET = service_bots.new_secret()
 

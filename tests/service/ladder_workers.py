@@ -21,7 +21,7 @@ import pytest
 from serving import MAYI, STOP_SECONDS, kill_all_in
 
 from mayi_service.config import Settings
-from mayi_service.ladder import Ladder
+from mayi_service.ladder.matches import Ladder
 from mayi_service.service import Service
 
 #: Caps of the waits for a state (generous: CI runs on a loaded 2-core machine); never timings.

@@ -10,12 +10,13 @@ from flask import Response, current_app, request
 from flask.views import MethodView
 from marshmallow import Schema, ValidationError, fields, validate
 
-from .. import codec, webhooks
-from .. import schemas as s
-from ..bots import Bots, DecisionPage
-from ..deadlines import HangUp
-from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
-from .games import WAITS, client_key, slot_errors, waiting_slot
+from mayi_service.api import schemas as s
+from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
+from mayi_service.api.games import WAITS, client_key, slot_errors, waiting_slot
+from mayi_service.bots import webhooks
+from mayi_service.bots.seats import Bots, DecisionPage
+from mayi_service.server.deadlines import HangUp
+from mayi_service.storage import codec
 
 blp = StrictBlueprint("bots", __name__, url_prefix="/v1/bots", description="Bot accounts and decisions")
 

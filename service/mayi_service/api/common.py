@@ -14,9 +14,9 @@ from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ..problems import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status
-from ..schemas import ProblemSchema
-from ..service import Service
+from mayi_service.api.problems import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status
+from mayi_service.api.schemas import ProblemSchema
+from mayi_service.service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -18,18 +18,24 @@ from flask.views import MethodView
 
 from mayi_engine import GameStatus, move_from_json
 from mayi_engine.events import GameEnded
-
-from .. import codec
-from .. import games as model
-from .. import schemas as s
-from ..bots import seat_for_bot
-from ..deadlines import HangUp, address_key
-from ..decisions import KEY_PREFIX
-from ..games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
-from ..hub import WINDOW_EVENTS, SharedEvent
-from ..problems import CONTENT_TYPE, Problem, ServiceError
-from ..repository import StreamSlotsFull
-from .common import StrictBlueprint, answers_decision, bearer_token, document_errors, read_arguments, services
+from mayi_service.api import schemas as s
+from mayi_service.api.common import (
+    StrictBlueprint,
+    answers_decision,
+    bearer_token,
+    document_errors,
+    read_arguments,
+    services,
+)
+from mayi_service.api.problems import CONTENT_TYPE, Problem, ServiceError
+from mayi_service.bots.decisions import KEY_PREFIX
+from mayi_service.bots.seats import seat_for_bot
+from mayi_service.play import games as model
+from mayi_service.play.games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
+from mayi_service.server.deadlines import HangUp, address_key
+from mayi_service.storage import codec
+from mayi_service.storage.hub import WINDOW_EVENTS, SharedEvent
+from mayi_service.storage.repository import StreamSlotsFull
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +268,7 @@ class Seats(MethodView):
             return {"seat": seat, "token": None, "game": games.view(record, Viewer(None))}
         if "name" not in data:
             raise ServiceError(Problem.VALIDATION_ERROR, "name: required (or house_bot, to seat a house bot)")
-        # A bot token takes the seat for its bot (mayi_service.bots).
+        # A bot token takes the seat for its bot (mayi_service.bots.seats).
         registry = services().bots
         bot_seat = seat_for_bot(registry, game_id, bearer_token())
         if bot_seat is not None:

@@ -12,11 +12,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.core import GaugeMetricFamily
 
 from mayi_engine import GameStatus
-
-from .. import schemas as s
-from ..problems import Problem, ServiceError
-from ..store import reachable
-from .common import StrictBlueprint, document_errors, services
+from mayi_service.api import schemas as s
+from mayi_service.api.common import StrictBlueprint, document_errors, services
+from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.storage.connections import reachable
 
 blp = StrictBlueprint("health", __name__, description="Liveness and metrics")
 
@@ -114,7 +113,7 @@ def _registry() -> CollectorRegistry:
 
 
 #: Where the start of a request is noted in its WSGI environ (by the app's WSGI entry,
-#: :func:`mayi_service.app.create_app`; by :func:`before_request` where that is not used).
+#: :func:`mayi_service.api.app.create_app`; by :func:`before_request` where that is not used).
 STARTED = "mayi.started"
 
 #: The metric series of each (method, endpoint, status) seen: labels looked up once, not

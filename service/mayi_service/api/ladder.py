@@ -9,12 +9,11 @@ from flask.views import MethodView
 from marshmallow import Schema, fields, validate
 
 from mayi_engine import VARIANTS
-
-from .. import schemas as s
-from ..ladder import PROVISIONAL_GAMES, Ladder
-from ..problems import Problem, ServiceError
-from .bots import bots
-from .common import StrictBlueprint, bearer_token, document_errors, services
+from mayi_service.api import schemas as s
+from mayi_service.api.bots import bots
+from mayi_service.api.common import StrictBlueprint, bearer_token, document_errors, services
+from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.ladder.matches import PROVISIONAL_GAMES, Ladder
 
 blp = StrictBlueprint("ladder", __name__, url_prefix="/v1/ladder", description="The bot ladder")
 

@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from . import STATIC
+from mayi_service.web import STATIC
 
 #: The page as served, and the text it is made from (in a source checkout).
 RULES_HTML = STATIC / "rules.html"

@@ -66,7 +66,7 @@ def test_an_expired_account_is_gone(app: Any, client: Any) -> None:
 
 
 def test_no_expiry_when_the_setting_is_zero(settings: Settings) -> None:
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     app = create_app(replace(settings, bot_idle_ttl=0))
     bots = app.extensions["mayi"].bots
@@ -76,6 +76,6 @@ def test_no_expiry_when_the_setting_is_zero(settings: Settings) -> None:
 
 
 def _digest(token: str) -> str:
-    from mayi_service.games import token_hash
+    from mayi_service.play.games import token_hash
 
     return token_hash(token)

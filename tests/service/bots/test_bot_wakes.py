@@ -1,4 +1,4 @@
-"""Which bots a commit wakes (``mayi_service.bots.waking_seats``): every seat that has a
+"""Which bots a commit wakes (``mayi_service.bots.seats.waking_seats``): every seat that has a
 decision after the commit is woken, so no decision is lost; a seat the commit gave
 nothing to do sleeps on; once the game is over every bot seat is woken."""
 
@@ -26,9 +26,9 @@ from mayi_engine import (
     status,
 )
 from mayi_engine.state import dumps
-from mayi_service.bots import waking_seats
-from mayi_service.decisions import decision_key
-from mayi_service.repository import GameRecord, TableMeta
+from mayi_service.bots.decisions import decision_key
+from mayi_service.bots.seats import waking_seats
+from mayi_service.storage.repository import GameRecord, TableMeta
 
 
 def _simple(state: State, legal: tuple[Move, ...]) -> Move:

@@ -26,10 +26,10 @@ from clusters import redis_cluster
 from http_moves import auth, move_request
 from serving import redis_process, wait_until
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.games import token_hash
-from mayi_service.repository import Change, TableMeta, VersionConflict, Wake
+from mayi_service.play.games import token_hash
+from mayi_service.storage.repository import Change, TableMeta, VersionConflict, Wake
 
 #: Cap of every wait (a loaded CI machine); nothing asserts on time.
 CAP = 120.0

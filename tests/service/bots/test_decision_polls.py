@@ -27,7 +27,7 @@ from serving import mayi_serve, redis_process, wait_until
 from whole_games import choose
 
 from mayi_engine.rules import get_rules
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 LIMIT = 2

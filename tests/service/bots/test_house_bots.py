@@ -19,7 +19,7 @@ from serving import Served, mayi_serve
 
 from mayi_bots import NAMES
 from mayi_sdk import Bot, Client, GameView, LegalMove
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 SLOW = {"claim_seconds": 600, "turn_seconds": 600}
@@ -154,7 +154,7 @@ def test_house_bot_names_and_seat_bodies_are_checked(client: Any) -> None:
 
 
 def test_the_document_offers_every_reference_bot_as_a_house_bot(app: Any) -> None:
-    from mayi_service.app import openapi_document
+    from mayi_service.api.app import openapi_document
 
     body = openapi_document(app)["components"]["schemas"]["SeatIn"]["properties"]["house_bot"]
     assert body["enum"] == list(NAMES)
@@ -177,7 +177,7 @@ def _stock_bots_and_a_person(settings: Any) -> tuple[Any, Any, str, str]:
     app's test client, its ``Games``, the game's id and the person's token."""
     from dataclasses import replace
 
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     app = create_app(replace(settings, schedule_clock_jobs=True))  # a queue; no worker: the test plays the jobs
     client = app.test_client()
@@ -234,7 +234,7 @@ def test_no_house_job_is_queued_while_only_a_person_can_act(settings: Any) -> No
     load the game to find nothing to do); the commit that gives a house seat its turn does."""
     from rq.job import Job
 
-    from mayi_service.house import job_id
+    from mayi_service.bots.house import job_id
 
     client, games, game_id, person = _stock_bots_and_a_person(settings)
     queue = _house(client).queue

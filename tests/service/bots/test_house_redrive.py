@@ -31,7 +31,7 @@ import requests
 from http_moves import auth, move_request
 from serving import MAYI, RECOVER_SECONDS, STOP_SECONDS, healthy, mayi_serve, redis_process, wait_until
 
-from mayi_service.house import LEASE_SECONDS
+from mayi_service.bots.house import LEASE_SECONDS
 
 #: The most a lost decision may take to be played (the turn clock is 600 s). A cap, not a timing.
 REDRIVE_CAP = 20.0

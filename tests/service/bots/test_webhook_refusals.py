@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
+from mayi_service.bots.webhooks import RefusedURL, resolve
 from mayi_service.config import Settings
-from mayi_service.webhooks import RefusedURL, resolve
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:8080/hook", "http://[::1]/hook", "http://192.168.1.20/hook"])

@@ -28,11 +28,11 @@ from bot_support import (
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from mayi_service import webhooks
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
+from mayi_service.bots import webhooks
+from mayi_service.bots.webhooks import RefusedURL, address_problem, resolve
 from mayi_service.config import Settings
 from mayi_service.service import worker_service
-from mayi_service.webhooks import RefusedURL, address_problem, resolve
 
 # -- the webhook URL and the secret over HTTP --------------------------------------------
 
@@ -212,7 +212,7 @@ def test_another_claimants_answer_sends_no_second_delivery(
     version moves on but the bot's choices (and its decision's key) do not, so nothing new
     is sent; the bot's answer, made for the first version, still applies (If-Match: key)."""
     from mayi_engine import legal_moves, move_to_json, pending_claimants
-    from mayi_service import codec
+    from mayi_service.storage import codec
 
     bot = register(client, receiver.url)
     created = client.post(

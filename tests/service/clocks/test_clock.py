@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 import redis
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.repository import GameRepository
+from mayi_service.storage.repository import GameRepository
 
 #: Longest wait for a clock to do its work before the test fails.
 BOUND_SECONDS = 60.0

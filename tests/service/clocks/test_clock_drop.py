@@ -15,7 +15,7 @@ from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, FinishedJobRegistry, ScheduledJobRegistry
 from rq.scheduler import RQScheduler
 
-from mayi_service.clock import Clock
+from mayi_service.play.clock import Clock
 
 
 @pytest.fixture

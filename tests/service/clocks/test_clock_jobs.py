@@ -18,9 +18,9 @@ from rq.registry import ScheduledJobRegistry
 from servers import Time
 
 from mayi_engine.state import loads
-from mayi_service.app import create_app
-from mayi_service.clock import Clock, job_id
-from mayi_service.games import Games
+from mayi_service.api.app import create_app
+from mayi_service.play.clock import Clock, job_id
+from mayi_service.play.games import Games
 
 
 @pytest.fixture

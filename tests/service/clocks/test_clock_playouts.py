@@ -17,10 +17,10 @@ from rq import Queue
 
 from mayi_engine import Timeout, deadline, event_to_json, play
 from mayi_engine.state import FINISHED_PHASE
-from mayi_service import codec
-from mayi_service.app import create_app
-from mayi_service.clock import Clock
-from mayi_service.games import Games
+from mayi_service.api.app import create_app
+from mayi_service.play.clock import Clock
+from mayi_service.play.games import Games
+from mayi_service.storage import codec
 
 POLL = 0.1
 

@@ -15,9 +15,9 @@ import pytest
 from rq import Queue
 from servers import Time
 
-from mayi_service.app import create_app
-from mayi_service.clock import Clock
-from mayi_service.games import Games
+from mayi_service.api.app import create_app
+from mayi_service.play.clock import Clock
+from mayi_service.play.games import Games
 
 POLL = 0.1
 

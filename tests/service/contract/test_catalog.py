@@ -16,7 +16,7 @@ from servers import LiveServer
 
 import mayi_bots
 from mayi_engine import MAY_I, VARIANTS, Contract, RoundSpec, parse_card, register_variant
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 TIMEOUT = 30

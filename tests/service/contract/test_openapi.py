@@ -18,8 +18,8 @@ import jsonschema_rs
 import pytest
 from click.testing import CliRunner
 
+from mayi_service.api.openapi import render
 from mayi_service.cli import main as cli
-from mayi_service.openapi import render
 
 SPEC_PATH = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"
 PROBLEM = "application/problem+json"

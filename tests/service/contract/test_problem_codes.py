@@ -128,7 +128,7 @@ def test_no_status_is_written_beside_a_code() -> None:
 
 def test_the_http_servers_own_answers_have_codes_of_their_own() -> None:
     """Every status gunicorn answers by itself (its ``handle_error``), and each refusal of
-    mayi_service.deadlines, is the problem of its status: the worker answers them by status."""
+    mayi_service.server.deadlines, is the problem of its status: the worker answers them by status."""
     statuses = {int(s) for s in re.findall(r"status_int = (\d{3})", inspect.getsource(Worker.handle_error))}
     assert {400, 414, 431, 501} <= statuses
     assert all(for_status(status) is not Problem.ERROR for status in statuses), {s: for_status(s) for s in statuses}

@@ -9,8 +9,8 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from mayi_service.api.view_doc import render
 from mayi_service.cli import main
-from mayi_service.view_doc import render
 
 ROOT = Path(__file__).resolve().parents[3]
 DOC = ROOT / "docs" / "view.md"

@@ -19,7 +19,7 @@ import requests
 from marshmallow import Schema, ValidationError, fields
 
 from mayi_engine.cards import parse_card
-from mayi_service import schemas
+from mayi_service.api import schemas
 
 TIMEOUT = 10
 JSON = {"Content-Type": "application/json"}

@@ -48,7 +48,7 @@ from schemathesis.specs.openapi.checks import (
 )
 from werkzeug.serving import make_server
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 SPEC = Path(__file__).resolve().parents[3] / "openapi" / "openapi.json"

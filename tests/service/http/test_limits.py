@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from http_moves import auth
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 
 
 @pytest.fixture

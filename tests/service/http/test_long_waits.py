@@ -21,7 +21,7 @@ import pytest
 import requests
 from serving import Served, new_game, pass_first_upcard, ready_server
 
-from mayi_service.store import block_seconds, connect
+from mayi_service.storage.connections import block_seconds, connect
 
 #: Small, but longer than redis-py's default socket timeout (5 s).
 HEARTBEAT = 6
@@ -124,7 +124,7 @@ def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: Se
 def test_waiters_on_one_game_share_one_blocking_read(redis_url: str) -> None:
     """20 waiters on one game: one reader (one Redis connection) in all, every waiter
     woken by the event, and the reader gone once nobody waits."""
-    from mayi_service.hub import EventHub
+    from mayi_service.storage.hub import EventHub
 
     client = connect(redis_url)
     hub = EventHub(client, block_seconds=1.0)
@@ -153,7 +153,7 @@ def test_a_waiter_back_right_after_its_answer_finds_the_same_reader(redis_url: s
     """A reader whose waiters have gone reads on once more (``LINGER_SECONDS``): a client
     that waits again at once (a bot's next poll) is served by it, not by a new reader
     (a greenlet and a pooled connection each); it stops when nobody came back."""
-    from mayi_service.hub import EventHub
+    from mayi_service.storage.hub import EventHub
 
     client = connect(redis_url)
     hub = EventHub(client, block_seconds=30.0)
@@ -189,7 +189,7 @@ import sys
 import gevent
 from redis.utils import HIREDIS_AVAILABLE
 
-from mayi_service.store import connect
+from mayi_service.storage.connections import connect
 
 client = connect(sys.argv[1])
 key = sys.argv[2]

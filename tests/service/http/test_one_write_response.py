@@ -1,4 +1,4 @@
-"""The worker's responses (``mayi_service.server.OneWriteResponse``): the head goes out
+"""The worker's responses (``mayi_service.server.worker.OneWriteResponse``): the head goes out
 with the first body bytes in one write, and every kind of response is still whole,
 valid HTTP/1.1.
 
@@ -20,7 +20,7 @@ from typing import Any
 from gunicorn.config import Config
 from gunicorn.http import RequestParser, wsgi
 
-from mayi_service.server import OneWriteResponse
+from mayi_service.server.worker import OneWriteResponse
 
 App = Callable[[dict[str, Any], Any], Iterable[bytes]]
 

@@ -34,7 +34,7 @@ from mayi_engine import legal_moves
 from mayi_engine.cards import card_codes
 from mayi_engine.moves import move_to_json
 from mayi_engine.state import State, loads
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 
 SLOW = {"claim_seconds": 86400, "turn_seconds": 86400}
 PROBLEM = "application/problem+json"

@@ -28,7 +28,7 @@ from http_moves import auth
 from serving import create_game, healthy, mayi_serve, new_game, redis_process, wait_until
 
 from mayi_service.config import Settings
-from mayi_service.games import LEASE_MARGIN_SECONDS
+from mayi_service.play.games import LEASE_MARGIN_SECONDS
 
 DEFAULTS = Settings()
 #: A stream's lease: renewed at each heartbeat, it lasts two and the margin.
@@ -301,7 +301,7 @@ def _lease_rules(repo: Any) -> None:
 
 
 def test_lease_rules_on_a_single_redis(settings: Settings) -> None:
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     _lease_rules(create_app(settings).extensions["mayi"].games.repo)
 
@@ -309,7 +309,7 @@ def test_lease_rules_on_a_single_redis(settings: Settings) -> None:
 def test_lease_rules_on_a_cluster(tmp_path: Path) -> None:
     from clusters import redis_cluster
 
-    from mayi_service.app import create_app
+    from mayi_service.api.app import create_app
 
     with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
         settings = Settings(

@@ -1,5 +1,5 @@
 """Event streams following a game in play share its events: each event is read from Redis
-once per process (by the game's reader, ``mayi_service.hub``), not once per stream, and
+once per process (by the game's reader, ``mayi_service.storage.hub``), not once per stream, and
 every stream still carries exactly what its viewer may see (the seat's private parts on
 its own stream only), as ``GET .../events`` gives it. Spectators' streams are paced
 (``MAYI_SPECTATOR_PACE_SECONDS``): events that come faster gather into fewer writes; seats'
@@ -22,7 +22,7 @@ import redis
 import requests
 from serving import act, new_game, next_move, ready_server, redis_process, wait_until
 
-from mayi_service.hub import WAKE_GROUP, WINDOW_EVENTS, EventHub, SharedEvent, _Watch
+from mayi_service.storage.hub import WAKE_GROUP, WINDOW_EVENTS, EventHub, SharedEvent, _Watch
 
 #: Spectators (no token) from each of these addresses, within the default of 4 streams a client.
 SPECTATOR_ADDRESSES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")

@@ -9,7 +9,7 @@ import requests
 from http_moves import auth
 from servers import LiveServer
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 FINISHED_TABLE = {

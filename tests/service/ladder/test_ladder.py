@@ -1,7 +1,7 @@
 """The bot ladder on real RQ workers (``mayi worker`` processes) and the suite's real Redis.
 
 Matches are played by the workers; the test process reads and arranges through the same
-:class:`mayi_service.ladder.Ladder` code on the same keys. Ladder games start at the last
+:class:`mayi_service.ladder.matches.Ladder` code on the same keys. Ladder games start at the last
 round (``MAYI_LADDER_START_ROUND``) unless a test needs a long match, and waits poll for
 a state with a generous cap: nothing here asserts on time.
 """
@@ -21,7 +21,7 @@ from rq.registry import StartedJobRegistry
 
 import mayi_bots
 from mayi_service.config import Settings
-from mayi_service.ladder import HOUSE, Ladder, house_id
+from mayi_service.ladder.matches import HOUSE, Ladder, house_id
 
 VARIANT = "may_i"
 

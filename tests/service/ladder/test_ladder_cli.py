@@ -16,7 +16,7 @@ from ladder_workers import make_ladder, wait_for
 from serving import MAYI, kill_all_in
 
 from mayi_service.config import Settings
-from mayi_service.ladder import Ladder
+from mayi_service.ladder.matches import Ladder
 
 #: Caps (not timings): the commands run on a loaded machine.
 RUN_CAP = 600

@@ -38,10 +38,10 @@ from serving import (
 from whole_games import acting_seat, body_of, choose
 
 from mayi_engine.rules import get_rules
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.repository import GameRepository
-from mayi_service.store import connect, parse_nodes
+from mayi_service.storage.connections import connect, parse_nodes
+from mayi_service.storage.repository import GameRepository
 
 TIMEOUT = 30
 #: Both variants, started at their last round (a complete game in one round), seeds that end it.

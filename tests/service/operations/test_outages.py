@@ -31,7 +31,7 @@ from serving import (
     wait_until,
 )
 
-from mayi_service.problems import UNAVAILABLE_DETAIL
+from mayi_service.api.problems import UNAVAILABLE_DETAIL
 
 
 def _play(url: str, game_id: str, tokens: list[str], moves: int) -> list[tuple[str, str, str, dict[str, Any], Any]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from mayi_service.store import Scripts, connect
+from mayi_service.storage.connections import Scripts, connect
 
 ECHO = "return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}"
 

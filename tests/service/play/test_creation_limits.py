@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 
 TABLE = {"variant": "may_i", "seats": 3}
 

@@ -22,7 +22,7 @@ import requests
 from decks import BIG_CLOCKS, MAYI_FINAL_DECK, MAYI_FINAL_HANDS, SEED, stack
 from werkzeug.serving import make_server
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 TIMEOUT = 10

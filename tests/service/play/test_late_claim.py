@@ -10,7 +10,7 @@ import requests
 from http_moves import auth
 from servers import LiveServer, Time
 
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 
 TIMEOUT = 30
 

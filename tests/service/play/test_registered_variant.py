@@ -14,7 +14,7 @@ from http_moves import auth, move_request
 from servers import LiveServer
 
 from mayi_engine import MAY_I, VARIANTS, Contract, OptionSpec, RoundSpec, register_variant
-from mayi_service.app import create_app
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
 
 TIMEOUT = 30

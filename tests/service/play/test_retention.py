@@ -15,9 +15,9 @@ import redis
 from decks import BIG_CLOCKS, MAYI_FINAL_DECK, SEED
 from serving import wait_until
 
-from mayi_service.app import create_app
-from mayi_service.clock import Clock
+from mayi_service.api.app import create_app
 from mayi_service.config import Settings
+from mayi_service.play.clock import Clock
 
 WAITING_TTL = 600
 FINISHED_TTL = 7 * 24 * 3600

@@ -58,10 +58,9 @@ from typing import Any, NamedTuple
 import redis
 
 from mayi_engine import GameStatus
-
-from . import codec
-from .hub import EventHub
-from .store import Scripts, is_cluster
+from mayi_service.storage import codec
+from mayi_service.storage.connections import Scripts, is_cluster
+from mayi_service.storage.hub import EventHub
 
 #: The zlib level of the event archive: 8 packs these logs as small as 9 (within 1%), at a
 #: half to a third of its CPU on a long log (bench/README.md, the clocks section).
@@ -392,7 +391,7 @@ class GameRecord:
     meta: TableMeta
     state: str | None
     deadline: float | None = None
-    #: When the clock job of this game is due to run (see :mod:`mayi_service.clock`).
+    #: When the clock job of this game is due to run (see :mod:`mayi_service.play.clock`).
     clock_at: float | None = None
 
 
@@ -403,7 +402,7 @@ class Wake:
     wake stream gets an entry naming the game, in the commit's own script.
 
     ``keys``: per bot in ``bots``, its wake number key, wake stream key and account hash
-    key (:class:`mayi_service.bots.Bots` names them). ``keep``: the entries each wake
+    key (:class:`mayi_service.bots.seats.Bots` names them). ``keep``: the entries each wake
     stream keeps. ``urls``: also read each bot's ``webhook_url`` (the commit answers them).
     """
 
@@ -414,7 +413,7 @@ class Wake:
     urls: bool = False
     #: The game's entry in the house due-set (:meth:`GameRepository.house_due_key`), written by
     #: the commit: due at this time (s) when a house seat must decide, 0 to drop it; ``None``:
-    #: untouched (:class:`mayi_service.house.HouseBots` plans it).
+    #: untouched (:class:`mayi_service.bots.house.HouseBots` plans it).
     house: float | None = None
 
 
@@ -705,7 +704,7 @@ class GameRepository:
         else:
             self.r.zadd(key, {game_id: at})
 
-    # -- the house due-set (mayi_service.house) ------------------------------
+    # -- the house due-set (mayi_service.bots.house) ------------------------------
     def house_due_key(self, game_id: str) -> str:
         """The house due-set holding ``game_id``: games where a house seat must decide, by the
         time (s) its decision is overdue (an index, sharded as ``deadlines`` is)."""

@@ -21,7 +21,7 @@ Three mechanisms, from fastest to safest:
    The RQ job that follows finds nothing due and moves the clock on.
 4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
    few seconds (its job lost with a crashed worker) is taken over and run. It also queues
-   again the house-bot decisions whose job was lost (:mod:`mayi_service.house`).
+   again the house-bot decisions whose job was lost (:mod:`mayi_service.bots.house`).
 """
 
 from __future__ import annotations
@@ -46,13 +46,12 @@ from rq.scheduler import RQScheduler
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
 from mayi_engine.state import State
-
-from .games import Games
-from .repository import CLOCK_GRACE_SECONDS, Change, Committed, GameRecord, GameRepository
-from .store import UNREACHABLE, Outage
+from mayi_service.play.games import Games
+from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, Change, Committed, GameRecord, GameRepository
 
 if TYPE_CHECKING:
-    from .house import HouseBots
+    from mayi_service.bots.house import HouseBots
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +68,7 @@ def job_id(game_id: str, at: int) -> str:
 
 class Clock:
     """Schedules and runs the clock jobs of the games of one repository (a commit listener
-    of :class:`~mayi_service.games.Games`). ``jobs``: the Redis of the RQ jobs (default: the
+    of :class:`~mayi_service.play.games.Games`). ``jobs``: the Redis of the RQ jobs (default: the
     queue's); ``house``: the house bots whose lost decisions the sweeper queues again."""
 
     def __init__(
@@ -235,7 +234,7 @@ class Clock:
 
     def sweep(self, games: Games) -> int:
         """Take over every game whose clock is overdue; return how many. Queue again the
-        house-bot decisions whose job was lost (:meth:`~mayi_service.house.HouseBots.redrive`).
+        house-bot decisions whose job was lost (:meth:`~mayi_service.bots.house.HouseBots.redrive`).
         Now and then, also drop expired games from the indexes (retention)."""
         if self.now() >= self._prune_at:
             self._prune_at = self.now() + PRUNE_SECONDS

@@ -2,11 +2,11 @@
 by an RQ job, signed by the Standard Webhooks specification.
 
 * **When.** After every commit of a game with bot seats, :meth:`Webhooks.on_commit` (called
-  by :meth:`mayi_service.bots.Bots.after_commit` with the bots the commit woke) enqueues one
+  by :meth:`mayi_service.bots.seats.Bots.after_commit` with the bots the commit woke) enqueues one
   job per seat of a webhook bot that must act. On a single Redis the commit script that wakes
   the bots also reads their ``webhook_url``: a commit that wakes no webhook bot costs nothing
   more. One decision is one ``(game, seat, key)``, the key of
-  :func:`mayi_service.decisions.decision_key`: it stays the same while the seat's choices
+  :func:`mayi_service.bots.decisions.decision_key`: it stays the same while the seat's choices
   do, so another seat's answer to the same upcard (a new version) sends nothing new. A
   Redis ``SET NX`` key makes sure a decision is enqueued once, whatever calls the hook again.
 * **What.** The job (:func:`mayi_service.jobs.run_delivery`) loads the game; if it has ended, passed the
@@ -65,18 +65,17 @@ from rq import Queue
 
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
-
-from . import codec
-from .bots import bot_key, sign
-from .config import Settings
-from .decisions import decision_entry, decision_key
-from .games import Viewer, game_view
-from .problems import ServiceError
-from .repository import GameRecord, GameRepository
-from .store import UNREACHABLE, Outage
+from mayi_service.api.problems import ServiceError
+from mayi_service.bots.decisions import decision_entry, decision_key
+from mayi_service.bots.seats import bot_key, sign
+from mayi_service.config import Settings
+from mayi_service.play.games import Viewer, game_view
+from mayi_service.storage import codec
+from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.repository import GameRecord, GameRepository
 
 if TYPE_CHECKING:
-    from .bots import Bots
+    from mayi_service.bots.seats import Bots
 
 log = logging.getLogger(__name__)
 
@@ -513,7 +512,7 @@ class Webhooks:
 
         ``urls``: the bots' ``webhook_url`` as the commit itself read them (on a single Redis
         the commit script that wakes the bots reads them in the same call: see
-        :meth:`mayi_service.bots.Bots.plan_wake`), so that a commit after which no woken bot
+        :meth:`mayi_service.bots.seats.Bots.plan_wake`), so that a commit after which no woken bot
         has a webhook costs no read here; ``None`` (a cluster, where each bot's hash lives in
         its own slot): read here, one pipeline. The URL is read at each commit, never kept
         (no flag in the table that ``PATCH /v1/bots/me`` could leave stale): a URL set

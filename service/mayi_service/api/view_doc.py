@@ -151,7 +151,7 @@ def _sdk_notes(rows: list[Row]) -> str:
 def render(spec: dict[str, Any] | None = None) -> str:
     """The text of ``docs/view.md`` for ``spec`` (default: the app's OpenAPI document)."""
     if spec is None:
-        from .openapi import render as render_openapi
+        from mayi_service.api.openapi import render as render_openapi
 
         spec = json.loads(render_openapi())
     schemas = spec["components"]["schemas"]
@@ -161,7 +161,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
     out = [
         "# The game view",
         "",
-        "<!-- Written by `mayi view-doc` from the service's schemas (service/mayi_service/schemas.py):",
+        "<!-- Written by `mayi view-doc` from the service's schemas (service/mayi_service/api/schemas.py):",
         "     edit those, then run it; tests/service/contract/test_view_doc.py fails when this file is stale. -->",
         "",
         "`GET /v1/games/{game_id}` answers the game as the caller sees it (`GameView` in",

@@ -44,8 +44,8 @@ from typing import Any
 import hiredis
 import redis
 
-from . import codec
-from .store import BLOCK_MARGIN, is_cluster
+from mayi_service.storage import codec
+from mayi_service.storage.connections import BLOCK_MARGIN, is_cluster
 
 log = logging.getLogger(__name__)
 

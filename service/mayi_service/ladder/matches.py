@@ -51,15 +51,14 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, move_from_json, standings, to_act
 from mayi_engine.rules import COMMON_OPTIONS, VARIANTS, get_rules
-
-from . import codec
-from .bots import Bots, seat_digest
-from .config import Settings
-from .games import Games, Viewer, house_bot_name, new_id
-from .house import house_answer
-from .problems import Problem, ServiceError
-from .repository import GameRecord, TableMeta
-from .store import UNREACHABLE, Outage
+from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.bots.house import house_answer
+from mayi_service.bots.seats import Bots, seat_digest
+from mayi_service.config import Settings
+from mayi_service.play.games import Games, Viewer, house_bot_name, new_id
+from mayi_service.storage import codec
+from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.repository import GameRecord, TableMeta
 
 if TYPE_CHECKING:
     from rq import Queue

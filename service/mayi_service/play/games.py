@@ -23,11 +23,10 @@ from mayi_engine.moves import Move, Timeout
 from mayi_engine.rules import Rules, get_rules
 from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
-
-from . import codec
-from .decisions import decision_key
-from .problems import Problem, ServiceError, from_engine
-from .repository import (
+from mayi_service.api.problems import Problem, ServiceError, from_engine
+from mayi_service.bots.decisions import decision_key
+from mayi_service.storage import codec
+from mayi_service.storage.repository import (
     Change,
     Committed,
     GameGone,

@@ -17,15 +17,12 @@ from flask_smorest.utils import prepare_response
 from limits import RateLimitItem, parse_many
 from redis.exceptions import RedisClusterException
 
-from . import problems
-from .api import bots as bots_api
-from .api import catalog as catalog_api
-from .api import games, health
-from .api import ladder as ladder_api
-from .api.common import DECISION, bearer_token
-from .config import CORS_EXPOSED_HEADERS, Settings
-from .games import token_hash
-from .schemas import (
+from mayi_service.api import bots as bots_api
+from mayi_service.api import catalog as catalog_api
+from mayi_service.api import games, health, problems
+from mayi_service.api import ladder as ladder_api
+from mayi_service.api.common import DECISION, bearer_token
+from mayi_service.api.schemas import (
     OperationSecurity,
     ProblemSchema,
     nullable_ref2properties,
@@ -33,10 +30,12 @@ from .schemas import (
     register_unions,
     union2properties,
 )
-from .service import Service
-from .store import COMMAND_TIMEOUT, MAX_CONNECTIONS, is_cluster_url
-from .web import blp as _web_blp
-from .web import docs_headers as web_docs_headers
+from mayi_service.config import CORS_EXPOSED_HEADERS, Settings
+from mayi_service.play.games import token_hash
+from mayi_service.service import Service
+from mayi_service.storage.connections import COMMAND_TIMEOUT, MAX_CONNECTIONS, is_cluster_url
+from mayi_service.web import blp as _web_blp
+from mayi_service.web import docs_headers as web_docs_headers
 
 API_VERSION = "1.0.0"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from .app import create_app, openapi_document
-from .config import Settings
+from mayi_service.api.app import create_app, openapi_document
+from mayi_service.config import Settings
 
 
 def render() -> str:

@@ -48,7 +48,7 @@ from gunicorn.http.errors import (
     UnsupportedTransferCoding,
 )
 
-from .problem_types import Problem
+from mayi_service.problem_types import Problem
 
 #: The CORS headers of the error answer the worker is writing now (this greenlet's).
 ERROR_CORS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("mayi_error_cors", default=None)
@@ -189,7 +189,7 @@ class Cors:
         from flask import Flask
         from flask_cors import CORS
 
-        from .config import CORS_EXPOSED_HEADERS
+        from mayi_service.config import CORS_EXPOSED_HEADERS
 
         self.app = Flask("mayi-worker-cors")
         CORS(self.app, origins=list(origins), expose_headers=list(CORS_EXPOSED_HEADERS))
@@ -283,7 +283,7 @@ class BoundedConnections:
         raise NotImplementedError  # pragma: no cover - the worker's
 
     def init_process(self) -> None:
-        from .config import Settings
+        from mayi_service.config import Settings
 
         settings = Settings.from_env()
         self.max_body = settings.max_body_bytes

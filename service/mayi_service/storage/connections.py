@@ -38,8 +38,8 @@ from redis.exceptions import NoScriptError, RedisClusterException, ResponseError
 from redis.retry import Retry
 from redis.utils import SENTINEL
 
-from .config import SettingError
-from .processes import die_with_parent
+from mayi_service.config import SettingError
+from mayi_service.processes import die_with_parent
 
 log = logging.getLogger(__name__)
 

@@ -17,12 +17,11 @@ from dataclasses import replace
 from typing import Any
 
 from mayi_engine.rules import get_rules
-
-from .config import Settings
-from .ladder import Ladder
-from .processes import die_with_parent
-from .service import Service
-from .store import redis_url
+from mayi_service.config import Settings
+from mayi_service.ladder.matches import Ladder
+from mayi_service.processes import die_with_parent
+from mayi_service.service import Service
+from mayi_service.storage.connections import redis_url
 
 #: How long stopping the workers may take before they are killed (seconds).
 STOP_SECONDS = 30.0

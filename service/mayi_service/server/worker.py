@@ -27,10 +27,11 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.http import wsgi
 from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
+from mayi_service.problem_types import CONTENT_TYPE, PROBLEM_TYPE, for_status
+
 # Nothing imported here may import redis or requests: gunicorn's master imports this module
 # for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
-from .deadlines import ERROR_CORS, BoundedConnections, not_implemented
-from .problem_types import CONTENT_TYPE, PROBLEM_TYPE, for_status
+from mayi_service.server.deadlines import ERROR_CORS, BoundedConnections, not_implemented
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from .app import create_app
+        from mayi_service.api.app import create_app
 
         return create_app()
 
@@ -208,7 +209,7 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
 def run_api(host: str, port: int, workers: int, connections: int, on_stop: Callable[[], None] | None = None) -> None:
     """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`);
     ``on_stop`` is called (in a signal handler) when SIGTERM, SIGINT or SIGQUIT arrives."""
-    from . import gunicorn_config as conf
+    from mayi_service import gunicorn_config as conf
 
     def when_ready(server: Any) -> None:
         """gunicorn's master has its signal handlers: call ``on_stop`` first in the stopping ones."""

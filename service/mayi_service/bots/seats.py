@@ -43,10 +43,9 @@ import redis
 
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
-
-from . import codec
-from .decisions import decision_entry, decision_key
-from .games import (
+from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.bots.decisions import decision_entry, decision_key
+from mayi_service.play.games import (
     AddressSlotsFull,
     ProcessSlotsFull,
     StreamSlotsFull,
@@ -56,11 +55,11 @@ from .games import (
     new_token,
     token_hash,
 )
-from .problems import Problem, ServiceError
-from .repository import LEASE_LUA, Change, Committed, GameRecord, GameRepository, Wake
+from mayi_service.storage import codec
+from mayi_service.storage.repository import LEASE_LUA, Change, Committed, GameRecord, GameRepository, Wake
 
 if TYPE_CHECKING:
-    from .deadlines import HangUp
+    from mayi_service.server.deadlines import HangUp
 
 #: Bot tokens start with this (seat tokens with ``mayi_seat_``).
 BOT_TOKEN_PREFIX = "mayi_bot_"
@@ -165,7 +164,7 @@ def bot_key(prefix: str, bot_id: str) -> str:
 
 
 class Deliveries(Protocol):
-    """Where the decisions of the woken webhook bots go (:class:`mayi_service.webhooks.Webhooks`)."""
+    """Where the decisions of the woken webhook bots go (:class:`mayi_service.bots.webhooks.Webhooks`)."""
 
     def on_commit(
         self,
@@ -180,7 +179,7 @@ class Deliveries(Protocol):
 
 class Bots:
     """Bot accounts and their decisions, over the service's Redis (a commit listener of
-    :class:`~mayi_service.games.Games`: each commit wakes the bots it gives a decision, and
+    :class:`~mayi_service.play.games.Games`: each commit wakes the bots it gives a decision, and
     hands the webhook bots' to ``deliveries``)."""
 
     def __init__(
@@ -542,7 +541,7 @@ class Bots:
 
         ``slot``: the caller's waiting slot (the client's limit on waiting polls, counted
         in Redis, and the process's), held while the poll waits; its errors
-        (:class:`~mayi_service.games.StreamSlotsFull`, ...) are raised only when the poll
+        (:class:`~mayi_service.play.games.StreamSlotsFull`, ...) are raised only when the poll
         has to wait, so a poll that can answer at once is never refused (nor one woken for
         nothing that waits again: it waits with no slot if none is free then). The slot is given
         back in the read that follows the wait, or, if the poll answers with it still held
@@ -555,7 +554,7 @@ class Bots:
         there at once rather than in a round trip of its own once the poll knows it must
         wait), and one after a wake (the same read, which also gives the slot back). A
         client that hangs up mid-wait holds its slot until the wait ends (a wake, or
-        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.deadlines.HangUp`), at
+        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.server.deadlines.HangUp`), at
         once, and the poll answers nothing (nobody reads it). On a cluster, separate calls
         (see :meth:`_poll_read`)."""
         if not is_bot_token(token):
@@ -674,7 +673,7 @@ class Bots:
             by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
         by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
         self._wake(sorted(set(by_seat.values())), record.id)
-        if self.deliveries is not None:  # webhook deliveries (mayi_service.webhooks)
+        if self.deliveries is not None:  # webhook deliveries (mayi_service.bots.webhooks)
             self.deliveries.on_commit(record, by_seat, state, None)
 
 

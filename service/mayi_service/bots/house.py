@@ -10,7 +10,7 @@ commit queues the next job, so house seats play one decision per job until a per
 
 Nothing is lost when a job is (docs/decisions/0003-house-bots-redriven.md): the commit that
 gives a house seat its decision also makes the game due, :data:`LEASE_SECONDS` later, in the
-house due-set (:meth:`~mayi_service.repository.GameRepository.house_due_key`; in the commit
+house due-set (:meth:`~mayi_service.storage.repository.GameRepository.house_due_key`; in the commit
 script itself on a single Redis, right before the job is queued on a cluster), and the
 commit that gives none drops it. The sweeper of every game worker (:meth:`HouseBots.redrive`)
 queues a job again for each game overdue there (the job was lost with Redis, or its worker
@@ -32,11 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, move_from_json, pending_claimants, to_act
 from mayi_engine.state import State
-
-from . import codec
-from .games import Games, Viewer, game_view
-from .problems import Problem, ServiceError
-from .repository import Change, Committed, GameRecord, GameRepository, Wake
+from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.play.games import Games, Viewer, game_view
+from mayi_service.storage import codec
+from mayi_service.storage.repository import Change, Committed, GameRecord, GameRepository, Wake
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -68,7 +67,7 @@ def _redrive_id(game_id: str, lease: float) -> str:
 
 class HouseBots:
     """Queues and plays the house seats of the games of one repository (a commit listener of
-    :class:`~mayi_service.games.Games`)."""
+    :class:`~mayi_service.play.games.Games`)."""
 
     def __init__(
         self,
@@ -117,7 +116,7 @@ class HouseBots:
 
     def _ours(self, record: GameRecord) -> bool:
         """A table whose house seats this player plays (a ladder match's are its match job's,
-        :mod:`mayi_service.ladder`)."""
+        :mod:`mayi_service.ladder.matches`)."""
         return bool(record.meta.house_bots) and self.queue is not None and not record.meta.ladder
 
     def _must_decide(self, record: GameRecord, state: State | None, now: float) -> bool:
@@ -128,7 +127,7 @@ class HouseBots:
         return self._deciding(record, state, now) is not None
 
     def plan(self, record: GameRecord, state: State | None, now: float, wake: Wake | None) -> Wake | None:
-        """The commit's ``wake`` (:meth:`mayi_service.bots.Bots.plan_wake`'s), with the game's
+        """The commit's ``wake`` (:meth:`mayi_service.bots.seats.Bots.plan_wake`'s), with the game's
         house due-set entry for the commit making ``record`` to write itself: due a lease from
         ``now`` when a house seat must decide, else dropped. Unchanged for a game without
         house seats, and when the commit cannot write it (``wake`` ``None``: a cluster, an old
@@ -246,7 +245,7 @@ def house_answer(bot: Bot, view: dict[str, Any], state: State, seat: int) -> dic
     draw from the stock once the window closes. Its bot is offered both, as a player at a
     real table would weigh them: choosing the stock, like answering ``WAIT``, waits (the
     answers, or the window's clock, commit and bring the next decision). The house seats of
-    ordinary tables (:class:`HouseBots`) and of ladder matches (:mod:`mayi_service.ladder`)
+    ordinary tables (:class:`HouseBots`) and of ladder matches (:mod:`mayi_service.ladder.matches`)
     both decide through here."""
     from mayi_sdk import GameView
     from mayi_sdk.bot import as_legal_move, is_wait

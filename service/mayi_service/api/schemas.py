@@ -17,8 +17,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate
 
 from mayi_bots import NAMES as HOUSE_BOTS
 from mayi_engine import VARIANTS, GameStatus, InvalidMoveError, OptionSpec, parse_card
-
-from .problem_types import PROBLEM_CODES
+from mayi_service.problem_types import PROBLEM_CODES
 
 #: Longest player name, in characters.
 NAME_MAX = 40
