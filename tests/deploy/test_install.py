@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from serving import Served, free_port, kill_all_in
+from serving import as_a_user_serves
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Caps on a loaded CI machine (never timings): building a wheel; installing it with its dependencies.
@@ -44,28 +44,9 @@ def test_the_service_wheel_gives_a_working_mayi_serve_and_the_sdk(tmp_path: Path
     bin_dir = _installed(tmp_path, ROOT)
     sdk = _python(bin_dir, "from mayi_sdk import Client; import mayi_bots, mayi_service.wsgi", tmp_path)
     assert sdk.returncode == 0, sdk.stderr
-    run = tmp_path / "run"
-    run.mkdir()
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
     # The defaults a user gets: the embedded Redis (in ./var), a job worker beside the API.
-    with out.open("wb") as fout, err.open("wb") as ferr:
-        proc = subprocess.Popen(
-            [str(bin_dir / "mayi"), "serve", "--host", "127.0.0.1", "--port", str(port)],
-            cwd=run,
-            env=env,
-            stdout=fout,
-            stderr=ferr,
-            start_new_session=True,
-        )
-    served = Served(proc, port, out, err)
-    try:
-        served.wait_ready()
+    with as_a_user_serves(bin_dir / "mayi", tmp_path) as served:
         assert served.stop() == 0, served.stderr()
-    finally:
-        served.kill()
-        kill_all_in(run)
 
 
 def test_the_sdk_wheel_alone_gives_the_client(tmp_path: Path) -> None:

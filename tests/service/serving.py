@@ -315,3 +315,31 @@ def new_game(url: str, seats: int = 3) -> tuple[str, list[str], int]:
 def pass_first_upcard(url: str, game_id: str, token: str) -> None:
     moved = act(url, game_id, token, "claims", {"claim": False})
     assert moved.status_code == 200, moved.text
+
+
+@contextmanager
+def as_a_user_serves(mayi: str | Path, tmp_path: Path) -> Iterator[Served]:
+    """``mayi serve`` as a user starts it: no option but the address (its job worker too), on
+    the embedded Redis in ``tmp_path/run``, the environment's ``MAYI_*`` settings and
+    ``REDIS_URL`` removed; ready when entered; it and all it started killed on exit."""
+    workdir = tmp_path / "run"
+    workdir.mkdir(exist_ok=True)
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
+    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    with out.open("wb") as fout, err.open("wb") as ferr:
+        proc = subprocess.Popen(
+            [str(mayi), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            cwd=workdir,
+            stdout=fout,
+            stderr=ferr,
+            start_new_session=True,
+        )
+    served = Served(proc, port, out, err)
+    try:
+        served.wait_ready()
+        yield served
+    finally:
+        served.kill()
+        kill_all_in(workdir)

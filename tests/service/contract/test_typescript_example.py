@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from serving import Served, free_port, kill_all_in
+from serving import Served, as_a_user_serves
 
 ROOT = Path(__file__).resolve().parents[3]
 API_DOC = ROOT / "docs" / "api.md"
@@ -61,27 +61,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
     on an embedded Redis in its own directory; stopped, with all it started, at the end."""
     if MAYI is None:
         pytest.skip("the mayi command is not installed")
-    workdir = tmp_path / "run"
-    workdir.mkdir()
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
-    with out.open("wb") as fout, err.open("wb") as ferr:
-        proc = subprocess.Popen(
-            [MAYI, "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            cwd=workdir,
-            stdout=fout,
-            stderr=ferr,
-            start_new_session=True,
-        )
-    server = Served(proc, port, out, err)
-    try:
-        server.wait_ready()
+    with as_a_user_serves(MAYI, tmp_path) as server:
         yield server
-    finally:
-        server.kill()
-        kill_all_in(workdir)
 
 
 def test_the_typescript_example_plays_a_whole_game_of_each_variant(served: Served) -> None:
