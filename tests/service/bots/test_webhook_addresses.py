@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import requests
 
-from mayi_service.bots.webhooks import RefusedURL, resolve
+from mayi_service.bots.addresses import RefusedURL, resolve
 
 TIMEOUT = 30
 
