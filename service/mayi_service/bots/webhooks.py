@@ -16,7 +16,7 @@ there by an RQ job, at least once, signed by the Standard Webhooks specification
   enqueues the attempts that fall due and those whose lease ran out (a worker died, Redis
   went away, a job was lost): docs/decisions/0001-webhooks-off-rq-scheduler.md.
 * **Where.** Only to public addresses (:mod:`mayi_service.bots.addresses`), the one that
-  was checked (:mod:`mayi_service.bots.posting`). Each attempt, and each refused URL, is an
+  was checked (:mod:`mayi_service.bots.transport`). Each attempt, and each refused URL, is an
   entry of the bot's delivery log (``GET /v1/bots/me/deliveries``).
 """
 
@@ -38,8 +38,8 @@ from mayi_engine.state import GameStatus
 from mayi_service.api.problems import ServiceError
 from mayi_service.bots.addresses import RefusedURL, resolve
 from mayi_service.bots.decisions import decision_entry, decision_key
-from mayi_service.bots.posting import post, signed_headers
 from mayi_service.bots.seats import bot_key
+from mayi_service.bots.transport import post, signed_headers
 from mayi_service.config import Settings
 from mayi_service.play.games import Viewer, game_view
 from mayi_service.storage import codec

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import standings
 from mayi_engine.rules import VARIANTS
-from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.api.problems import ServiceError
 from mayi_service.bots.seats import Bots
 from mayi_service.config import Settings
 from mayi_service.ladder import ratings
 from mayi_service.ladder.matchmaking import Entry, house_id, pick_table, table_sizes
-from mayi_service.ladder.playing import MatchGames
+from mayi_service.ladder.tables import MatchTables
 from mayi_service.play.games import Games, house_bot_name, new_id
+from mayi_service.problem_types import Problem
 from mayi_service.storage import codec
 from mayi_service.storage.ladder import LadderStore
 from mayi_service.storage.repository import GameRecord
@@ -60,7 +61,7 @@ class Ladder:
         self.queue = queue
         self.clock = games.clock
         self.store = LadderStore(games.repo.r, games.repo.prefix)
-        self.tables = MatchGames(games, bots, settings)
+        self.tables = MatchTables(games, bots, settings)
 
     # -- entries --------------------------------------------------------------
     def enter(self, variant: str, entry: Entry) -> Entry:

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from mayi_service.storage import codec
 from mayi_service.storage.lua import source
 
 #: What :meth:`LadderStore.create` answers: made, refused for one entrant, or the variant is full.
 Created = tuple[Literal["created", "refused", "full"], str | None]
+#: What :meth:`LadderStore.finish` answers: recorded now, recorded before, ratings changed since read, no match.
+Finished = Literal["recorded", "finished", "stale", "gone"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ class LadderStore:
 
     def finish(
         self, variant: str, rev: str, finished: dict[str, Any], updates: Sequence[RatingUpdate], keep: int
-    ) -> tuple[Literal["recorded", "finished", "stale", "gone"], int]:
+    ) -> tuple[Finished, int]:
         """Store the ``finished`` match and its players' ratings and history (``keep``
         entries each) if the ratings are still at ``rev``; the outcome, and the match's
         completion number when ``"recorded"``."""
@@ -129,9 +131,8 @@ class LadderStore:
         for update in updates:
             args += [update.entrant, codec.dump(update.rating), codec.dump(update.history)]
         answer = self._finish(keys=keys, args=args)
-        outcome = _text(answer[0])
-        seq = int(answer[1]) if outcome == "recorded" else 0
-        return outcome, seq  # type: ignore[return-value]
+        outcome = cast(Finished, _text(answer[0]))
+        return outcome, int(answer[1]) if outcome == "recorded" else 0
 
     def forget_finished(self, variant: str, keep: int) -> None:
         """Drop the finished matches beyond the newest ``keep``."""

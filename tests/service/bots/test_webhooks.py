@@ -29,7 +29,7 @@ from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from mayi_service.api.app import create_app
-from mayi_service.bots import posting, webhooks
+from mayi_service.bots import transport, webhooks
 from mayi_service.bots.addresses import RefusedURL, Target, address_problem, resolve
 from mayi_service.config import Settings
 from mayi_service.service import worker_service
@@ -400,7 +400,7 @@ def test_a_host_that_resolves_to_loopback_is_refused_unless_allowed() -> None:
 def test_the_connection_goes_to_the_checked_address_with_the_urls_host(receiver: Receiver) -> None:
     port = receiver.server.server_port
     target = Target("http", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
-    outcome = posting.post(target, b"{}", {"webhook-id": "msg_x"}, 5.0, 5.0, 1000)
+    outcome = transport.post(target, b"{}", {"webhook-id": "msg_x"}, 5.0, 5.0, 1000)
     assert outcome.ok and outcome.status == 204
     headers, body = receiver.requests[0]
     assert headers["host"] == f"bot.example:{port}" and body == b"{}"
@@ -485,13 +485,13 @@ def test_https_goes_to_the_checked_address_with_sni_and_the_certificate_checked_
     port = receiver.server.server_port
     trusting = ssl.create_default_context(cafile=cert)
     target = Target("https", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
-    outcome = posting.post(target, b"{}", {"webhook-id": "msg_tls"}, 5.0, 5.0, 1000, trusting)
+    outcome = transport.post(target, b"{}", {"webhook-id": "msg_tls"}, 5.0, 5.0, 1000, trusting)
     assert outcome.ok, outcome
     assert names == ["bot.example"] and receiver.requests[0][0]["host"] == f"bot.example:{port}"
     # A certificate for another name, or one no authority signed, fails the attempt.
     other = Target("https", "evil.example", port, "127.0.0.1", "/hook")
-    mismatch = posting.post(other, b"{}", {}, 5.0, 5.0, 1000, trusting)
+    mismatch = transport.post(other, b"{}", {}, 5.0, 5.0, 1000, trusting)
     assert not mismatch.ok and "could not connect" in (mismatch.error or "")
-    untrusted = posting.post(target, b"{}", {}, 5.0, 5.0, 1000)
+    untrusted = transport.post(target, b"{}", {}, 5.0, 5.0, 1000)
     assert not untrusted.ok and "CERTIFICATE_VERIFY_FAILED" in (untrusted.error or "")
     assert len(receiver.requests) == 1

@@ -62,7 +62,7 @@ def deciding_seat(state: Any, seats: set[int], now: float) -> int | None:
     return next((seat for seat in to_act(state, now) if seat in seats), None)
 
 
-class MatchGames:
+class MatchTables:
     """Makes and plays the games of ladder matches on ``games``, seating ``bots``' accounts."""
 
     def __init__(self, games: Games, bots: Bots, settings: Settings) -> None:
