@@ -33,11 +33,11 @@ def run_house_job(game_id: str, version: int | None) -> None:
         house_log.info("house job for game %s at version %s: the game moved on", game_id, version)
 
 
-def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int = 1, lease: int | None = None) -> None:
+def run_delivery(bot_id: str, game_id: str, seat: int, key: str, attempt: int, lease: int) -> None:
     """Attempt ``attempt`` at delivering the decision of ``seat`` at ``game_id`` with ``key``,
-    holding the due-set's ``lease`` (:meth:`~mayi_service.bots.webhooks.Webhooks.run_job`)."""
+    holding the due-set's ``lease`` (:meth:`~mayi_service.bots.webhooks.Webhooks.run`)."""
     service = worker_service()
-    service.webhooks.run_job(service.bots, Attempt(bot_id, game_id, seat, key, attempt), lease)
+    service.webhooks.run(service.bots, Attempt(bot_id, game_id, seat, key, attempt), lease)
 
 
 def run_match_job(variant: str, match_id: str) -> str:

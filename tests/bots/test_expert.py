@@ -100,7 +100,7 @@ def test_mayi_simulate_plays_expert_by_name() -> None:
 
 def test_the_service_passes_its_budget_to_the_searching_bot() -> None:
     from mayi_service.config import Settings
-    from mayi_service.ladder.matches import make_bot
+    from mayi_service.ladder.tables import make_bot
 
     assert Settings.from_env(house_bot_seconds=0.05).house_bot_seconds == 0.05
     bot = make_bot("expert", 3, 0.05)

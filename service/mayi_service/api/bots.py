@@ -13,7 +13,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
 from mayi_service.api.games import WAITS, client_key, slot_errors, waiting_slot
-from mayi_service.bots import webhooks
+from mayi_service.bots import addresses
 from mayi_service.bots.seats import Bots, DecisionPage
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
@@ -26,7 +26,7 @@ def bots() -> Bots:
 
 
 #: A webhook URL's form as the document states it: http(s), a host, no user name, spaces,
-#: control characters or #fragment (:func:`webhooks.url_problem` checks the rest).
+#: control characters or #fragment (:func:`addresses.url_problem` checks the rest).
 URL_PATTERN = "^[hH][tT][tT][pP][sS]?://[^/?#@\\s\u0000-\u001f\u007f]+([/?][^#\\s\u0000-\u001f\u007f]*)?$"
 
 
@@ -37,27 +37,27 @@ class WebhookUrl(s.Text):
     def __init__(self, **kwargs: Any) -> None:
         description = (
             f"Where the service POSTs the bot's decisions (signed webhooks): an https:// (or http://) URL "
-            f"with a host, no user name or password, at most {webhooks.MAX_URL_LENGTH} characters. "
+            f"with a host, no user name or password, at most {addresses.MAX_URL_LENGTH} characters. "
             "A host that is (or resolves to) a loopback, private, link-local or metadata address is "
             "refused unless the operator allows it. null: no webhook (poll for decisions)"
         )
         super().__init__(
             allow_none=True,
-            validate=validate.Length(max=webhooks.MAX_URL_LENGTH),
+            validate=validate.Length(max=addresses.MAX_URL_LENGTH),
             metadata={"description": description, "pattern": URL_PATTERN},
             **kwargs,
         )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
         url: str = super()._deserialize(value, attr, data, **kwargs)
-        problem = webhooks.url_problem(url)
+        problem = addresses.url_problem(url)
         if problem:
             raise ValidationError(f"must be {problem}")
         host = urlsplit(url).hostname or ""
-        literal = webhooks.literal_address(host)
-        why = webhooks.address_problem(literal) if literal else None
+        literal = addresses.literal_address(host)
+        why = addresses.address_problem(literal) if literal else None
         if why and not services().settings.webhook_allow_private:
-            raise ValidationError(webhooks.refused_address(host if host == literal else f"{host} ({literal})", why))
+            raise ValidationError(addresses.refused_address(host if host == literal else f"{host} ({literal})", why))
         return url
 
 

@@ -13,7 +13,8 @@ from mayi_service.api import schemas as s
 from mayi_service.api.bots import bots
 from mayi_service.api.common import StrictBlueprint, bearer_token, document_errors, services
 from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.ladder.matches import PROVISIONAL_GAMES, Ladder
+from mayi_service.ladder.matches import Ladder
+from mayi_service.ladder.ratings import PROVISIONAL_GAMES
 
 blp = StrictBlueprint("ladder", __name__, url_prefix="/v1/ladder", description="The bot ladder")
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mayi_service.api.app import create_app
-from mayi_service.bots.webhooks import RefusedURL, resolve
+from mayi_service.bots.addresses import RefusedURL, resolve
 from mayi_service.config import Settings
 
 

@@ -29,8 +29,8 @@ from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 from mayi_service.api.app import create_app
-from mayi_service.bots import webhooks
-from mayi_service.bots.webhooks import RefusedURL, address_problem, resolve
+from mayi_service.bots import transport, webhooks
+from mayi_service.bots.addresses import RefusedURL, Target, address_problem, resolve
 from mayi_service.config import Settings
 from mayi_service.service import worker_service
 
@@ -399,8 +399,8 @@ def test_a_host_that_resolves_to_loopback_is_refused_unless_allowed() -> None:
 
 def test_the_connection_goes_to_the_checked_address_with_the_urls_host(receiver: Receiver) -> None:
     port = receiver.server.server_port
-    target = webhooks.Target("http", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
-    outcome = webhooks.post(target, b"{}", {"webhook-id": "msg_x"}, 5.0, 5.0, 1000)
+    target = Target("http", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
+    outcome = transport.post(target, b"{}", {"webhook-id": "msg_x"}, 5.0, 5.0, 1000)
     assert outcome.ok and outcome.status == 204
     headers, body = receiver.requests[0]
     assert headers["host"] == f"bot.example:{port}" and body == b"{}"
@@ -422,7 +422,7 @@ def test_a_refused_url_is_logged_with_the_reason(
     run_jobs(app)
     log = deliveries(client, bot["token"])
     assert len(log) == 1 and log[0]["status"] is None and log[0]["next_retry_at"] is None
-    assert log[0]["error"].startswith("refused: localhost (") and "loopback" in log[0]["error"]
+    assert log[0]["error"].startswith("refused: webhook_url: localhost (") and "loopback" in log[0]["error"]
 
 
 def test_a_redirect_is_not_followed(app: Any, client: Any, worker_env: None) -> None:
@@ -484,14 +484,14 @@ def test_https_goes_to_the_checked_address_with_sni_and_the_certificate_checked_
     receiver, cert, names = tls_server
     port = receiver.server.server_port
     trusting = ssl.create_default_context(cafile=cert)
-    target = webhooks.Target("https", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
-    outcome = webhooks.post(target, b"{}", {"webhook-id": "msg_tls"}, 5.0, 5.0, 1000, trusting)
+    target = Target("https", "bot.example", port, "127.0.0.1", "/hook")  # no lookup of bot.example
+    outcome = transport.post(target, b"{}", {"webhook-id": "msg_tls"}, 5.0, 5.0, 1000, trusting)
     assert outcome.ok, outcome
     assert names == ["bot.example"] and receiver.requests[0][0]["host"] == f"bot.example:{port}"
     # A certificate for another name, or one no authority signed, fails the attempt.
-    other = webhooks.Target("https", "evil.example", port, "127.0.0.1", "/hook")
-    mismatch = webhooks.post(other, b"{}", {}, 5.0, 5.0, 1000, trusting)
+    other = Target("https", "evil.example", port, "127.0.0.1", "/hook")
+    mismatch = transport.post(other, b"{}", {}, 5.0, 5.0, 1000, trusting)
     assert not mismatch.ok and "could not connect" in (mismatch.error or "")
-    untrusted = webhooks.post(target, b"{}", {}, 5.0, 5.0, 1000)
+    untrusted = transport.post(target, b"{}", {}, 5.0, 5.0, 1000)
     assert not untrusted.ok and "CERTIFICATE_VERIFY_FAILED" in (untrusted.error or "")
     assert len(receiver.requests) == 1

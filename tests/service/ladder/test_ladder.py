@@ -21,7 +21,8 @@ from rq.registry import StartedJobRegistry
 
 import mayi_bots
 from mayi_service.config import Settings
-from mayi_service.ladder.matches import HOUSE, Ladder, house_id
+from mayi_service.ladder.matches import Ladder
+from mayi_service.ladder.matchmaking import HOUSE, house_id
 
 VARIANT = "may_i"
 
@@ -133,13 +134,13 @@ def test_a_worker_killed_mid_match_is_resumed_at_once_by_another_playing_the_sam
         match_id = ladder.create_match(VARIANT, seats, seed)
         assert match_id is not None
         wait_for(
-            lambda: (ladder.repo.load(match_id) or _Nothing).version >= 200,
+            lambda: (ladder.games.repo.load(match_id) or _Nothing).version >= 200,
             "the match under way",
             logs=started.values(),
         )
         pid = wait_for(lambda: _worker_running(ladder, f"match-{match_id}-1"), "the match's worker")
         started[pid].kill()
-        killed_at = ladder.repo.load(match_id)
+        killed_at = ladder.games.repo.load(match_id)
         assert killed_at is not None and killed_at.status == "playing"
         wait_for(
             lambda: (ladder.match(VARIANT, match_id) or {}).get("status") == "finished",
@@ -147,7 +148,7 @@ def test_a_worker_killed_mid_match_is_resumed_at_once_by_another_playing_the_sam
             logs=started.values(),
         )
     resumed = ladder.match(VARIANT, match_id)
-    assert resumed is not None and ladder.attempts(VARIANT, match_id) >= 2  # the sweep queued a new run
+    assert resumed is not None and ladder.store.runs(VARIANT, match_id) >= 2  # the sweep queued a new run
     events = ladder.games.replay(match_id)["events"]
     # Nothing was played by the clocks: every decision was the bots' own.
     assert not [e for e in events if e.get("timeout")]
@@ -176,7 +177,7 @@ def _idle(ladder: Ladder) -> bool:
     """No match job is queued or running (and none holds a lease)."""
     assert ladder.queue is not None
     running = StartedJobRegistry(queue=ladder.queue).count
-    leases = list(ladder.r.scan_iter(match=ladder.key(VARIANT, "lease:*")))
+    leases = ladder.store.leases(VARIANT)
     return ladder.queue.count == 0 and running == 0 and not leases
 
 
@@ -199,16 +200,16 @@ def test_a_match_job_run_twice_records_one_result_and_one_rating_change(tmp_path
         started = [start(), start()]
         match_id = ladder.create_match(VARIANT, seats, "ab" * 16)
         assert match_id is not None
-        ladder._enqueue(VARIANT, match_id, 2)  # a second run of the same match at once
+        ladder.enqueue_run(VARIANT, match_id, 2)  # a second run of the same match at once
         wait_for(lambda: (ladder.match(VARIANT, match_id) or {}).get("status") == "finished", "the match", logs=started)
-        ladder._enqueue(VARIANT, match_id, 3)  # and a third after it ended
+        ladder.enqueue_run(VARIANT, match_id, 3)  # and a third after it ended
         # Each run's job is deleted once it ran (result_ttl=0); one in the queue, dequeued or
         # running still exists.
         runs = [f"match-{match_id}-{n}" for n in (1, 2, 3)]
         wait_for(lambda: _idle(ladder) and not _any_job(ladder, runs), "both extra runs done", logs=started)
     # Run in-process too: the job and the result step both see the match done.
     assert ladder.run_match(VARIANT, match_id) == "done"
-    record = ladder.repo.load(match_id)
+    record = ladder.games.repo.load(match_id)
     assert record is not None
     assert ladder.record_result(VARIANT, match_id, record) is False
     assert ladder.matches(VARIANT) and [m["match_id"] for m in ladder.matches(VARIANT)] == [match_id]
@@ -217,7 +218,7 @@ def test_a_match_job_run_twice_records_one_result_and_one_rating_change(tmp_path
             assert row["games"] == 1
             assert len(ladder.history(VARIANT, row["bot_id"])) == 1
     assert ladder.active(VARIANT) == {}  # each player's count of games at once went back to 0, once
-    assert int(ladder.r.get(ladder.key(VARIANT, "seq")) or 0) == 1
+    assert ladder.store.completed(VARIANT) == 1
 
 
 def test_an_external_bot_that_never_answers_is_played_by_the_clocks_and_its_match_ends(

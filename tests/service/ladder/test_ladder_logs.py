@@ -16,7 +16,7 @@ from mayi_bots import RandomBot
 from mayi_sdk import Client, run_polling
 from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.ladder.matches import house_id
+from mayi_service.ladder.matchmaking import house_id
 
 VARIANT = "may_i"
 
