@@ -686,6 +686,8 @@ function statusLine(st) {
     text = `${seatName(n, v.turn)} to ${v.phase === "draw" ? "draw" : v.phase === "first_discard" ? "discard" : "play"}.`;
   }
   const you = yourPart(st);
+  if (you.part === "turn" && st.part !== undefined && st.part !== "turn") turnSound();
+  st.part = you.part;
   document.title = (you.part === "turn" ? "Your turn · " : you.part === "answer" ? "Upcard on offer · " : "") + TITLE;
   return h(
     "div",
@@ -898,6 +900,30 @@ function handPanel(st, root) {
  * the others are passed at once), "pass" (pass every one at once). */
 export const CLAIM_CHOICES = { ask: "Ask me every time", useful: "Ask me only for cards I can use", pass: "Pass automatically" };
 const PACE_CHOICES = { slow: "Slow", normal: "Normal", fast: "Fast", instant: "At once" };
+/** A sound when the move becomes the person's ("mayi.sound"; off unless they choose it). */
+const SOUND_CHOICES = { off: "Off", on: "On" };
+
+let audio = null;
+
+/** A short tone (made by the Web Audio API: no file to load), if the person chose sounds. */
+function turnSound(always = false) {
+  if (!always && localStorage.getItem("mayi.sound") !== "on") return;
+  try {
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    const now = audio.currentTime;
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.2, now);
+    gain.gain.exponentialRampToValueAtTime(0.001, now + 0.3);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(now);
+    tone.stop(now + 0.3);
+  } catch (_) {
+    /* no sound in this browser: the tab's title still says it */
+  }
+}
 
 function claimChoice() {
   const chosen = localStorage.getItem("mayi.claims");
@@ -905,7 +931,7 @@ function claimChoice() {
 }
 
 function settingsPanel(st, root) {
-  const choice = (label, key, store, choices, current) =>
+  const choice = (label, key, store, choices, current, then = null) =>
     h(
       "div",
       { class: "field" },
@@ -917,6 +943,7 @@ function settingsPanel(st, root) {
           dataset: { key },
           onchange: (e) => {
             localStorage.setItem(store, e.target.value);
+            if (then) then(e.target.value); // (a sound chosen: heard once now, within the person's gesture)
             render(st, root);
           },
         },
@@ -932,6 +959,7 @@ function settingsPanel(st, root) {
       { class: "fields" },
       st.token ? choice("Upcards others discard", "claims-choice", "mayi.claims", CLAIM_CHOICES, claimChoice()) : null,
       choice("Others' moves", "pace-choice", "mayi.pace", PACE_CHOICES, localStorage.getItem("mayi.pace") in PACES ? localStorage.getItem("mayi.pace") : "normal"),
+      st.token ? choice("Sound on your turn", "sound-choice", "mayi.sound", SOUND_CHOICES, localStorage.getItem("mayi.sound") === "on" ? "on" : "off", (value) => value === "on" && turnSound(true)) : null,
     ),
     st.token
       ? h(
