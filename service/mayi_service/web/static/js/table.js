@@ -332,8 +332,11 @@ function applyEvent(view, event) {
   const seat = v.seats[event.seat];
   const under = v.under || (v.under = []);
   if (!seat) return v;
+  // The pile's new top: the event says it (`discard_top`); an event logged before it did, the
+  // card the page saw under it, if any.
   const fromPile = () => {
-    v.discard_top = under.length ? under.pop() : null;
+    const below = under.length ? under.pop() : null;
+    v.discard_top = "discard_top" in d ? d.discard_top : below;
     v.discard_count = Math.max(0, v.discard_count - 1);
     seat.hand_count += 1;
   };
