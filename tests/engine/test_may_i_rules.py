@@ -208,7 +208,9 @@ def test_taking_the_discard_voids_every_claim() -> None:
     s, _ = act(s, 3, Claim())
     stock, hand = s.stock, s.hands[3]
     s, events = act(s, 1, TakeDiscard())  # no need to wait for seat 2
-    assert [(e["type"], e["data"]) for e in events] == [("took_upcard", {"card": "QS", "voided_claims": [3], "discard_top": "9S"})]
+    assert [(e["type"], e["data"]) for e in events] == [
+        ("took_upcard", {"card": "QS", "voided_claims": [3], "discard_top": "9S"})
+    ]
     assert s.stock == stock and s.hands[3] == hand and s.claims_used == (0,) * 4
     assert "QS" in hand_of(s, 1) and s.held == card("QS")
 
