@@ -15,7 +15,7 @@ import requests
 from http_moves import move_request
 from playwright.sync_api import expect
 from serving import ready_server
-from web_helpers import SERVER_ENV, act, hold_seat, view
+from web_helpers import OTHERS, SEED, SERVER_ENV, act, hold_seat, press_card, settle, stack, view
 from web_helpers import create as create_table
 
 #: A short variant of three-card books, whose claim is called "Grab" (May I's rules otherwise).
@@ -142,3 +142,26 @@ def test_the_page_reads_the_variants_once(served: Any, new_page: Any) -> None:
     page.goto(served.url + "/#/")
     expect(page.locator("h1")).to_have_text("Lobby")
     assert len(asked) == 1, asked
+
+
+def test_the_meld_builder_checks_book_ranks_where_the_variant_says(served: Any, new_page: Any) -> None:
+    """Shanghai's books of one contract are of different ranks (``distinct_book_ranks`` in
+    ``/v1/variants``): the builder says so as the second book of sevens is made."""
+    url = served.url
+    ann = ["7C", "7D", "7H", "7S", "7C", "7D", "9C", "9D", "KC", "QH"]
+    deck = stack([ann, *OTHERS], "2S", ["4D"])
+    game_id, tokens = create_table(
+        url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, variant="shanghai"
+    )
+    settle(url, game_id, tokens)
+    act(url, game_id, tokens[0], "turn/draw", {"source": "stock"})
+    page = new_page()
+    hold_seat(page, url, game_id, tokens[0], 0)
+    page.goto(f"{url}/#/game/{game_id}")
+    check = page.locator("#meld-check")
+    for book in (["7C", "7D", "7H"], ["7S", "7C", "7D"]):
+        for card in book:
+            press_card(page, card)
+        page.locator("button[data-key='stage']").click()
+    expect(check).to_contain_text("Two books of one contract must be of different ranks in Shanghai.")
+    expect(page.locator("button[data-key='go-down']")).to_be_disabled()

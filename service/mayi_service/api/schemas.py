@@ -1082,6 +1082,9 @@ class VariantSchema(Schema):
     joker_limit = _req(
         fields.Integer, allow_none=True, metadata={"description": "Most jokers in one meld; null: no limit"}
     )
+    distinct_book_ranks = _req(
+        fields.Boolean, metadata={"description": "The books of one contract must be of different ranks"}
+    )
     claim = _req(fields.Nested, ClaimRulesSchema, metadata={"description": "Claiming the upcard out of turn"})
     options = _req(
         fields.List,
