@@ -158,7 +158,7 @@ def claim(s: State, seat: int, move: Claim, pending: Pending, now: float, events
         s.discard = s.discard[:-1]
         give(s, seat, card)
         s.held = card
-        events.append(TookUpcard(seat, card, first_upcard=True))
+        events.append(TookUpcard(seat, card, first_upcard=True, discard_top=s.discard[-1] if s.discard else None))
         s.actor = seat
         set_turn_deadline(s, now)
         s.phase = PLAY_PHASE if seat == s.turn else FIRST_DISCARD_PHASE

@@ -30,7 +30,7 @@ def take_discard(s: State, seat: int, move: TakeDiscard, plan: None, now: float,
     s.phase = PLAY_PHASE
     s.claim_closes_at = None
     set_turn_deadline(s, now)
-    events.append(TookUpcard(seat, card, voided_claims=voided))
+    events.append(TookUpcard(seat, card, voided_claims=voided, discard_top=s.discard[-1] if s.discard else None))
 
 
 def claims_still_open(s: State, now: float | None) -> bool:
@@ -95,7 +95,7 @@ def draw_stock(
     s.discard = s.discard[:-1]
     give(s, winner, card)
     s.claims_used = bump(s.claims_used, winner)
-    events.append(ClaimWon(winner, card, rules.claim_penalty, s.claims))
+    events.append(ClaimWon(winner, card, rules.claim_penalty, s.claims, s.discard[-1] if s.discard else None))
     if rules.penalty_before_draw:
         order = [winner] * rules.claim_penalty + [seat]
     else:

@@ -126,15 +126,18 @@ class Dealt(Event):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class TookUpcard(Event):
-    """The seat took the upcard: as its draw (voiding ``voided_claims``), or the first upcard offered."""
+    """The seat took the upcard: as its draw (voiding ``voided_claims``), or the first upcard offered;
+    ``discard_top``: the discard pile's top card after it (``None``: the pile is empty)."""
 
     type: ClassVar[str] = "took_upcard"
     card: int
     first_upcard: bool = False
     voided_claims: tuple[int, ...] | None = None
+    discard_top: int | None = None
 
     def data(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"card": card_code(self.card)}
+        top = None if self.discard_top is None else card_code(self.discard_top)
+        out: dict[str, Any] = {"card": card_code(self.card), "discard_top": top}
         if self.first_upcard:
             out["first_upcard"] = True
         if self.voided_claims is not None:
@@ -170,15 +173,23 @@ class Passed(Event):
 
 @dataclass(frozen=True, slots=True, repr=False)
 class ClaimWon(Event):
-    """The seat won the claim on ``card`` among ``claimants`` and draws ``penalty`` cards more."""
+    """The seat won the claim on ``card`` among ``claimants`` and draws ``penalty`` cards more;
+    ``discard_top``: the discard pile's top card after it (``None``: the pile is empty)."""
 
     type: ClassVar[str] = "claim_won"
     card: int
     penalty: int
     claimants: tuple[int, ...]
+    discard_top: int | None = None
 
     def data(self) -> dict[str, Any]:
-        return {"card": card_code(self.card), "penalty": self.penalty, "claimants": list(self.claimants)}
+        top = None if self.discard_top is None else card_code(self.discard_top)
+        return {
+            "card": card_code(self.card),
+            "penalty": self.penalty,
+            "claimants": list(self.claimants),
+            "discard_top": top,
+        }
 
 
 @dataclass(frozen=True, slots=True, repr=False)

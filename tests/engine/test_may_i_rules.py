@@ -66,7 +66,7 @@ def test_first_player_taking_the_first_upcard_is_their_draw() -> None:
     stock = s.stock
     s, events = act(s, 0, Claim())
     assert [(e["type"], e["seat"], e["data"]) for e in events] == [
-        ("took_upcard", 0, {"card": "9S", "first_upcard": True})
+        ("took_upcard", 0, {"card": "9S", "first_upcard": True, "discard_top": None})
     ]
     assert s.phase is Phase.PLAY and s.actor == 0 and len(s.hands[0]) == 11
     assert s.stock == stock and s.discard == ()  # no penalty card; the pile is empty
@@ -145,7 +145,7 @@ def test_claim_penalty_card_comes_before_the_turn_players_draw() -> None:
     assert [(e["type"], e["seat"], e["data"]) for e in events] == [("claimed", 2, {"card": "QS"})]
     s, events = act(s, 1, DrawStock())
     assert kinds(events) == ["claim_won", "drew", "drew"]
-    assert events[0]["data"] == {"card": "QS", "penalty": 1, "claimants": [2]}
+    assert events[0]["data"] == {"card": "QS", "penalty": 1, "claimants": [2], "discard_top": "9S"}
     # The claimant's penalty card first (4D), then the player on turn draws (5D).
     assert drawn(events) == [(2, "4D", True), (1, "5D", False)]
     assert "QS" in hand_of(s, 2) and "4D" in hand_of(s, 2) and len(s.hands[2]) == 12
@@ -208,7 +208,9 @@ def test_taking_the_discard_voids_every_claim() -> None:
     s, _ = act(s, 3, Claim())
     stock, hand = s.stock, s.hands[3]
     s, events = act(s, 1, TakeDiscard())  # no need to wait for seat 2
-    assert [(e["type"], e["data"]) for e in events] == [("took_upcard", {"card": "QS", "voided_claims": [3]})]
+    assert [(e["type"], e["data"]) for e in events] == [
+        ("took_upcard", {"card": "QS", "voided_claims": [3], "discard_top": "9S"})
+    ]
     assert s.stock == stock and s.hands[3] == hand and s.claims_used == (0,) * 4
     assert "QS" in hand_of(s, 1) and s.held == card("QS")
 

@@ -60,7 +60,7 @@ def test_buying_the_first_upcard() -> None:
     assert window["claims"] == [2] and window["passes"] == [1] and window["discarder"] is None
     s, events = act(s, 0, DrawStock())
     assert kinds(events) == ["claim_won", "drew", "drew", "drew"]
-    assert events[0]["data"] == {"card": "9S", "penalty": 2, "claimants": [2]}
+    assert events[0]["data"] == {"card": "9S", "penalty": 2, "claimants": [2], "discard_top": None}
     # The player on turn draws first, then the buyer's two.
     assert drawn(events) == [(0, "4D", False), (2, "5D", True), (2, "6D", True)]
     assert len(s.hands[0]) == 11 and len(s.hands[2]) == 13
@@ -144,7 +144,7 @@ def test_taking_the_discard_voids_every_buy() -> None:
     s, _ = acts(s, (0, Claim()), (2, Claim()))
     stock = s.stock
     s, events = act(s, 1, TakeDiscard())
-    assert events[0]["data"] == {"card": "QS", "voided_claims": [0, 2]}
+    assert events[0]["data"] == {"card": "QS", "voided_claims": [0, 2], "discard_top": "9S"}
     assert s.stock == stock and s.claims_used == (0, 0, 0) and "QS" in hand_of(s, 1)
 
 

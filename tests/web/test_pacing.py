@@ -12,7 +12,7 @@ from typing import Any
 import requests
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
-from web_helpers import hand_on_page, hold_seat, press_card
+from web_helpers import act, create, hand_on_page, hold_seat, pass_claim, press_card, settle, view
 
 #: Each redraw of the page, as the browser drew it: the pile's top card, the log's newest line,
 #: the seats' card counts (a MutationObserver, installed before the page's own script runs).
@@ -105,3 +105,29 @@ def test_other_seats_moves_are_drawn_one_at_a_time(served: Any, new_page: Any, s
             )
             if following is not None:
                 assert frames[at]["top"] != following["data"]["card"], (move, frames[at])
+
+
+def test_a_seat_taking_the_upcard_shows_the_card_under_it(served: Any, new_page: Any) -> None:
+    """The pile's top after another seat takes the upcard comes from the event (``discard_top``),
+    also when the page never saw that card on top: never an empty pile in between."""
+    url = served.url
+    game_id, tokens = create(url, 3, ["Ann", "Bob", "Cy"])
+    for seat in range(3):  # nobody takes the first upcard: Ann, first to play, has drawn
+        pass_claim(url, game_id, tokens[seat])
+    first_upcard = view(url, game_id)["discard_top"]
+    discard = next(m["card"] for m in view(url, game_id, tokens[0])["legal"] if m["type"] == "discard")
+    act(url, game_id, tokens[0], "turn/discard", {"card": discard})  # the pile: the first upcard, then Ann's
+    page = new_page()
+    page.add_init_script(RECORD_FRAMES)
+    hold_seat(page, url, game_id, tokens[0], 0)
+    page.goto(f"{url}/#/game/{game_id}")
+    expect(page.locator("#discard-top")).to_have_attribute("data-card", discard)
+    expect(page.locator("#live")).to_have_text("live")
+    settle(url, game_id, tokens)  # Cy passes; Bob takes Ann's discard as his draw
+    act(url, game_id, tokens[1], "turn/draw", {"source": "discard"})
+    expect(page.locator(".events li").first).to_contain_text("Bob takes the upcard")
+    expect(page.locator("#discard-top")).to_have_attribute("data-card", first_upcard)
+    tops = [f["top"] for f in page.evaluate("() => window.__frames")]
+    shown = tops[tops.index(discard) :]
+    assert None not in shown, shown  # the paced state showed the card under it, not an empty pile
+    assert shown[-1] == first_upcard, shown

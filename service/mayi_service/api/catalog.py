@@ -31,6 +31,7 @@ def variant_json(rules: Rules) -> dict[str, Any]:
         ],
         "card_points": points,
         "joker_limit": rules.joker_limit,
+        "distinct_book_ranks": rules.distinct_book_ranks,
         "claim": {
             "name": rules.claim_name,
             "penalty": rules.claim_penalty,

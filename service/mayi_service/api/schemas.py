@@ -915,6 +915,13 @@ def _card() -> Any:
     return _req(fields.String, metadata={"description": "A card code"})
 
 
+def _discard_top() -> Any:
+    """The pile's top once the upcard is taken (absent from events logged before it was sent)."""
+    return fields.String(
+        allow_none=True, metadata={"description": "The discard pile's top card after it; null: the pile is empty"}
+    )
+
+
 _event_type(
     "round_started",
     "A round is dealt",
@@ -936,6 +943,7 @@ _event_type(
         "card": _card(),
         "first_upcard": fields.Boolean(metadata={"description": "Present (true): taken from the first-upcard offer"}),
         "voided_claims": fields.List(fields.Integer(), metadata={"description": "Seats whose claims it voided"}),
+        "discard_top": _discard_top(),
     },
 )
 _event_type("claimed", "The seat claimed the upcard (May I / buy)", {"card": _card()})
@@ -948,7 +956,7 @@ _event_type(
 _event_type(
     "claim_won",
     "The seat won the claimed upcard (and its penalty cards)",
-    {"card": _card(), "penalty": _req(fields.Integer), "claimants": _ints()},
+    {"card": _card(), "penalty": _req(fields.Integer), "claimants": _ints(), "discard_top": _discard_top()},
 )
 _event_type(
     "drew",
@@ -1073,6 +1081,9 @@ class VariantSchema(Schema):
     )
     joker_limit = _req(
         fields.Integer, allow_none=True, metadata={"description": "Most jokers in one meld; null: no limit"}
+    )
+    distinct_book_ranks = _req(
+        fields.Boolean, metadata={"description": "The books of one contract must be of different ranks"}
     )
     claim = _req(fields.Nested, ClaimRulesSchema, metadata={"description": "Claiming the upcard out of turn"})
     options = _req(

@@ -2,7 +2,7 @@
 watches and replays games through the public HTTP API only, as any other frontend would.
 
 The blueprint serves ``static/index.html`` at ``/``, the rules at ``/rules`` and the assets
-under ``/web/``, with a
+under ``/web/`` (gzipped for a client that accepts it, with an ``ETag``: :mod:`.assets`), with a
 Content-Security-Policy that allows scripts, styles and connections to this origin only
 (the page has no inline script or style); :func:`docs_headers` gives the API reference at
 ``/docs/``, on the same origin, a policy of its own. docs/web.md describes the page for frontend authors.
@@ -13,7 +13,9 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
-from flask import Blueprint, Response, send_from_directory
+from flask import Blueprint, Response
+
+from mayi_service.web.assets import send
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -37,23 +39,29 @@ DOCS_CSP = (
 #: types, no referrer (a page's address may name a game).
 PAGE_HEADERS = {"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
 
-blp = Blueprint("web", __name__, static_folder=str(STATIC), static_url_path="/web")
+#: Every page and asset: a browser keeps its copy and revalidates it on each use (its ``ETag``:
+#: a ``304`` without a body while it is current), so a change is seen at the next load.
+CACHE_CONTROL = "no-cache"
+
+blp = Blueprint("web", __name__)
 
 
 @blp.get("/")
 def index() -> Response:
     """The page (lobby, table, replay: the fragment after ``#`` says which)."""
-    response = send_from_directory(STATIC, "index.html", max_age=0)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return send(STATIC, "index.html", CACHE_CONTROL)
 
 
 @blp.get("/rules")
 def rules() -> Response:
     """The rules: docs/rules.md rendered (``static/rules.html``, see :mod:`mayi_service.web.rules`)."""
-    response = send_from_directory(STATIC, "rules.html", max_age=0)
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return send(STATIC, "rules.html", CACHE_CONTROL)
+
+
+@blp.get("/web/<path:name>")
+def asset(name: str) -> Response:
+    """A file of ``static/`` (its modules, styles), gzipped for a client that accepts it."""
+    return send(STATIC, name, CACHE_CONTROL)
 
 
 @blp.after_request

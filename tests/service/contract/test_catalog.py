@@ -44,6 +44,7 @@ def test_every_variant_is_served_as_the_engine_declares_it(live_server: LiveServ
         for code in CODES:
             assert points[code if code == "JK" else code[0]] == rules.card_score(parse_card(code)), (name, code)
         assert variant["joker_limit"] == rules.joker_limit
+        assert variant["distinct_book_ranks"] is rules.distinct_book_ranks
         assert variant["claim"] == {
             "name": rules.claim_name,
             "penalty": rules.claim_penalty,

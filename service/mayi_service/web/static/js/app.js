@@ -6,6 +6,7 @@ import { mountLadder } from "./ladder.js";
 import { mountLobby } from "./lobby.js";
 import { mountReplay } from "./replay.js";
 import { mountTable } from "./table.js";
+import { loadVariants, variants } from "./variants.js";
 
 let cleanup = null;
 
@@ -27,7 +28,7 @@ function route() {
   if (page === "game" && id) cleanup = mountTable(root, id, { watch: false });
   else if (page === "watch" && id) cleanup = mountTable(root, id, { watch: true });
   else if (page === "replay" && id) cleanup = mountReplay(root, id);
-  else if (page === "ladder") cleanup = mountLadder(root, id || "may_i", third === "bot" ? botId : null);
+  else if (page === "ladder") cleanup = mountLadder(root, id || (variants()[0] || {}).name, third === "bot" ? botId : null);
   else cleanup = mountLobby(root);
 }
 
@@ -43,5 +44,6 @@ document.getElementById("skip-link").addEventListener("click", (e) => {
   (first || target).focus();
 });
 
-window.addEventListener("hashchange", route);
-route();
+// The variants' titles, claims and rules are read before the first page is drawn (once).
+window.addEventListener("hashchange", () => loadVariants().then(route));
+loadVariants().then(route);

@@ -114,15 +114,17 @@ export function withCardText(text) {
 const RUN_RANKS = "A23456789TJQK"; // an ace low is 0 here; an ace high is 13
 
 /** What `cards` would be as a meld, as the person builds it (the service decides when they go
- * down): {type: "book" | "run" | null, problem: words or null}. `variant`: "may_i" or
- * "shanghai" (May I allows one joker a meld; every meld keeps a natural card). */
+ * down): {type: "book" | "run" | null, problem: words or null}. `variant`: the variant as
+ * `GET /v1/variants` serves it (its `joker_limit`, `title`), or null; every meld keeps a
+ * natural card. */
 export function meldCheck(cards, variant) {
   const shown = cards.map(cardText).join(" ");
   const naturals = cards.filter((c) => !isJoker(c));
   const jokers = cards.length - naturals.length;
   if (!cards.length) return { type: null, problem: null };
   if (!naturals.length) return { type: null, problem: `${shown}: a meld keeps at least one card that is not a joker.` };
-  const jokerProblem = variant !== "shanghai" && jokers > 1 ? `${shown}: May I allows one joker a meld.` : null;
+  const limit = variant ? variant.joker_limit : null;
+  const jokerProblem = limit !== null && jokers > limit ? `${shown}: ${variant.title} allows ${limit === 1 ? "one joker" : `${limit} jokers`} a meld.` : null;
   const ranks = new Set(naturals.map(rankOf));
   const suits = new Set(naturals.map(suitOf));
   if (cards.length < 3) {

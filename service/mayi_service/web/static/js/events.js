@@ -1,5 +1,6 @@
 // Events in words (docs/api.md, "Events"): the table's log and the replay use them.
 import { cardText } from "./cards.js";
+import { claimWords } from "./variants.js";
 
 export const EVENT_TYPES = [
   "round_started", "dealt", "took_upcard", "claimed", "passed", "claim_won", "drew",
@@ -28,12 +29,12 @@ export function plural(n, word, many = word + "s") {
   return `${n} ${n === 1 ? word : many}`;
 }
 
-/** One event as a sentence. `names`: seat names; `variant`: "may_i" or "shanghai". */
+/** One event as a sentence. `names`: seat names; `variant`: the variant's name (its claim's words). */
 export function describeEvent(event, names, variant) {
   const who = seatName(names, event.seat);
   const d = event.data || {};
   const late = event.timeout ? " (out of time: played by the clock)" : "";
-  const claimWord = variant === "shanghai" ? "buys" : "calls May I on";
+  const claim = claimWords(variant);
   switch (event.type) {
     case "round_started":
       return `Round ${d.round} starts: ${d.contract.text}. ${seatName(names, d.first)} plays first; the upcard is ${cardText(d.upcard)}.`;
@@ -42,7 +43,7 @@ export function describeEvent(event, names, variant) {
     case "took_upcard":
       return `${who} takes the upcard ${cardText(d.card)}${late}.`;
     case "claimed":
-      return `${who} ${claimWord} ${cardText(d.card)}.`;
+      return `${who} ${claim.acts(cardText(d.card))}.`;
     case "passed":
       return `${who} passes on ${cardText(d.card)}${late}.`;
     case "claim_won":

@@ -3,8 +3,8 @@
 import { api, errorText } from "./api.js";
 import { h, replace, labelCells } from "./dom.js";
 import { plural } from "./events.js";
+import * as V from "./variants.js";
 
-const VARIANTS = { may_i: "May I", shanghai: "Shanghai" };
 
 const ladder = {
   board: (variant) => api("GET", `/v1/ladder?variant=${variant}`),
@@ -18,7 +18,7 @@ const when = (seconds) => (seconds ? new Date(seconds * 1000).toLocaleString() :
 
 /** `#/ladder[/VARIANT[/bot/BOT_ID]]`. */
 export function mountLadder(root, variant, botId) {
-  if (!VARIANTS[variant]) variant = "may_i";
+  if (!V.variant(variant) && V.variants().length) variant = V.variants()[0].name;
   const st = { closed: false };
   const load = () => (botId ? showBot(root, st, variant, botId) : showBoard(root, st, variant));
   replace(root, h("h1", {}, "Ladder"), h("p", { class: "muted" }, "Loading…"));
@@ -34,7 +34,7 @@ function tabs(variant, botId) {
   return h(
     "nav",
     { class: "tabs", "aria-label": "Variant" },
-    Object.entries(VARIANTS).map(([key, label]) =>
+    V.variants().map(({ name: key, title: label }) =>
       h("a", { href: botId ? `#/ladder/${key}/bot/${encodeURIComponent(botId)}` : `#/ladder/${key}`, class: "button toggle", "aria-current": key === variant ? "page" : false }, label),
     ),
   );
@@ -57,7 +57,7 @@ async function showBoard(root, st, variant) {
   const names = new Map(board.standings.map((s) => [s.bot_id, s.name]));
   replace(
     root,
-    h("h1", {}, `Ladder · ${VARIANTS[variant]}`),
+    h("h1", {}, `Ladder · ${V.title(variant)}`),
     tabs(variant, null),
     h(
       "p",
@@ -167,7 +167,7 @@ async function showBot(root, st, variant, botId) {
   const points = history.history;
   replace(
     root,
-    h("h1", {}, `${name} · ${VARIANTS[variant]} ladder`),
+    h("h1", {}, `${name} · ${V.title(variant)} ladder`),
     tabs(variant, botId),
     h("p", {}, h("a", { href: `#/ladder/${variant}` }, "The leaderboard")),
     bot.entered

@@ -1,6 +1,7 @@
 // The lobby: create a table, fill it with house bots, join an open seat, list tables to watch.
 import { errorText, games, houseBotNames, seats as seatStore } from "./api.js";
 import { h, replace, labelCells } from "./dom.js";
+import * as V from "./variants.js";
 
 const PAGE_SIZE = 20;
 
@@ -27,8 +28,11 @@ export function fillBotOptions(select, names, before = "", after = "") {
 }
 
 function createForm() {
-  const variant = h("select", { name: "variant", id: "variant" }, h("option", { value: "may_i" }, "May I (2–6 players)"), h("option", { value: "shanghai" }, "Shanghai (3–8 players)"));
-  const seatsIn = h("input", { name: "seats", id: "seats", type: "number", min: 2, max: 8, value: 4, required: true });
+  const served = V.variants();
+  const variant = h("select", { name: "variant", id: "variant" }, served.map((v) => h("option", { value: v.name }, `${v.title} (${v.min_players}–${v.max_players} players)`)));
+  const fewest = Math.min(...served.map((v) => v.min_players), 2);
+  const most = Math.max(...served.map((v) => v.max_players), 2);
+  const seatsIn = h("input", { name: "seats", id: "seats", type: "number", min: fewest, max: most, value: 4, required: true });
   const nameIn = h("input", { name: "name", id: "name", maxlength: 40, required: true, autocomplete: "nickname", placeholder: "Your name" });
   const claimIn = h("input", { name: "claim_seconds", id: "claim-seconds", type: "number", min: 1, max: 86400, step: "any", value: 15 });
   const turnIn = h("input", { name: "turn_seconds", id: "turn-seconds", type: "number", min: 1, max: 86400, step: "any", value: 60 });
@@ -158,7 +162,7 @@ async function listTables(st) {
                 "tr",
                 { dataset: { game: g.id } },
                 h("td", {}, h("code", {}, g.id.slice(0, 8))),
-                h("td", {}, g.variant === "shanghai" ? "Shanghai" : "May I", g.rated ? "" : " (test)"),
+                h("td", {}, V.title(g.variant), g.rated ? "" : " (test)"),
                 h("td", { class: "names" }, g.names.map((n, i) => [i ? ", " : "", n === null ? h("em", {}, "open") : n])),
                 h("td", { class: "links" }, links),
               );

@@ -4,6 +4,7 @@ import { errorText, games } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace, showError } from "./dom.js";
 import { describeEvent, distinctNames, plural, seatName } from "./events.js";
+import * as V from "./variants.js";
 
 /** Autoplay's pace: ms an event, by the person's choice. */
 const SPEEDS = { slow: 2000, normal: 1000, fast: 400 };
@@ -147,7 +148,7 @@ function render(st, root) {
   const last = st.states.length - 1;
   const event = st.step > 0 ? r.events[st.step - 1] : null;
   const rounds = r.events.map((e, i) => [e, i]).filter(([e]) => e.type === "round_started");
-  const variant = r.variant === "shanghai" ? "Shanghai" : "May I";
+  const variant = V.title(r.variant);
   const nav = (label, key, step, disabled) => h("button", { type: "button", dataset: { key }, disabled, onclick: () => go(st, root, step) }, label);
   replace(
     root,

@@ -4,6 +4,7 @@ import * as C from "./cards.js";
 import { h, replace } from "./dom.js";
 import { EVENT_TYPES, describeEvent, distinctNames, plural, seatName } from "./events.js";
 import { fillBotOptions } from "./lobby.js";
+import * as V from "./variants.js";
 
 const LOG_SIZE = 60;
 /** A long-poll's wait (s) when the event stream is refused; how often (ms) a waiting table is read. */
@@ -331,8 +332,11 @@ function applyEvent(view, event) {
   const seat = v.seats[event.seat];
   const under = v.under || (v.under = []);
   if (!seat) return v;
+  // The pile's new top: the event says it (`discard_top`); an event logged before it did, the
+  // card the page saw under it, if any.
   const fromPile = () => {
-    v.discard_top = under.length ? under.pop() : null;
+    const below = under.length ? under.pop() : null;
+    v.discard_top = "discard_top" in d ? d.discard_top : below;
     v.discard_count = Math.max(0, v.discard_count - 1);
     seat.hand_count += 1;
   };
@@ -552,7 +556,7 @@ export const SHORTCUTS = [
   ["d", "draw-stock", "Draw from the stock"],
   ["t", "draw-discard", "Take the upcard"],
   ["p", "pass", "Pass on the upcard"],
-  ["m", "claim", "May I, buy, or take the upcard offered"],
+  ["m", "claim", "Claim the upcard, or take the upcard offered"],
   ["g", "go-down", "Go down"],
   ["x", "discard", "Discard the selected card"],
   ["c", "continue", "Continue after a round's summary"],
@@ -629,7 +633,7 @@ function summaryPanel(st, root) {
 
 function header(st) {
   const v = st.view;
-  const variant = v.variant === "shanghai" ? "Shanghai" : "May I";
+  const variant = V.title(v.variant);
   const you = typeof v.seat === "number" ? v.seat : null;
   const role = st.token && you !== null ? `You are ${v.seats[you].name || "a player"} (seat ${you + 1})` : "Watching as a spectator";
   return h(
@@ -661,7 +665,7 @@ function yourPart(st) {
   const card = v.upcard ? C.cardText(v.upcard) : "";
   const claims = legal.some((m) => m.type === "claim");
   if (claims && v.phase !== "first_offer" && v.turn !== v.seat) {
-    const what = v.variant === "shanghai" ? `buy ${card}` : `call May I on ${card}`;
+    const what = V.claimWords(v.variant).act(card);
     return { part: "answer", words: `You may ${what}, or pass. ` };
   }
   if (v.phase === "first_offer") return { part: "turn", words: `Your move: take the upcard ${card}, or pass. ` };
@@ -685,6 +689,8 @@ function statusLine(st) {
     text = `${seatName(n, v.turn)} to ${v.phase === "draw" ? "draw" : v.phase === "first_discard" ? "discard" : "play"}.`;
   }
   const you = yourPart(st);
+  if (you.part === "turn" && st.part !== undefined && st.part !== "turn") turnSound();
+  st.part = you.part;
   document.title = (you.part === "turn" ? "Your turn · " : you.part === "answer" ? "Upcard on offer · " : "") + TITLE;
   return h(
     "div",
@@ -763,14 +769,14 @@ function seatsPanel(st, v) {
         if (s.seat === v.actor && v.actor !== v.turn && v.status === "playing") flags.push(h("span", { class: "badge actor" }, "to answer"));
         if (s.down) flags.push(h("span", { class: "badge down" }, "down"));
         if (s.absent) flags.push(h("span", { class: "badge absent" }, "absent"));
-        if (v.claim_window && v.claim_window.claims.includes(s.seat)) flags.push(h("span", { class: "badge claim" }, v.variant === "shanghai" ? "buys" : "May I"));
+        if (v.claim_window && v.claim_window.claims.includes(s.seat)) flags.push(h("span", { class: "badge claim" }, V.claimName(v.variant)));
         return h(
           "li",
           { class: "seat" + (s.seat === v.seat ? " me" : "") + (s.seat === v.turn ? " on-turn" : ""), dataset: { seat: s.seat } },
           h("span", { class: "name" }, seatName(names(v), s.seat), s.seat === v.seat ? " (you)" : ""),
           h("span", { class: "count", dataset: { handCount: s.hand_count } }, plural(s.hand_count, "card")),
           h("span", { class: "total" }, plural(s.total, "point")),
-          s.claims_left !== null ? h("span", { class: "claims" }, `${plural(s.claims_left, "buy")} left`) : null,
+          s.claims_left !== null ? h("span", { class: "claims" }, V.claimWords(v.variant).left(s.claims_left)) : null,
           flags,
         );
       }),
@@ -802,7 +808,7 @@ function tablePanel(st, v) {
             h("span", {}, "Upcard on offer: "),
             C.cardFace(window.card),
             window.discarder !== null ? h("span", {}, ` discarded by ${seatName(n, window.discarder)}.`) : null,
-            window.claims.length ? h("span", {}, ` ${v.variant === "shanghai" ? "Buying" : "May I"}: ${window.claims.map((s) => seatName(n, s)).join(", ")}.`) : null,
+            window.claims.length ? h("span", {}, ` ${V.claimName(v.variant)}: ${window.claims.map((s) => seatName(n, s)).join(", ")}.`) : null,
             window.passes.length ? h("span", {}, ` Passed: ${window.passes.map((s) => seatName(n, s)).join(", ")}.`) : null,
           )
         : null,
@@ -897,6 +903,30 @@ function handPanel(st, root) {
  * the others are passed at once), "pass" (pass every one at once). */
 export const CLAIM_CHOICES = { ask: "Ask me every time", useful: "Ask me only for cards I can use", pass: "Pass automatically" };
 const PACE_CHOICES = { slow: "Slow", normal: "Normal", fast: "Fast", instant: "At once" };
+/** A sound when the move becomes the person's ("mayi.sound"; off unless they choose it). */
+const SOUND_CHOICES = { off: "Off", on: "On" };
+
+let audio = null;
+
+/** A short tone (made by the Web Audio API: no file to load), if the person chose sounds. */
+function turnSound(always = false) {
+  if (!always && localStorage.getItem("mayi.sound") !== "on") return;
+  try {
+    audio = audio || new AudioContext();
+    if (audio.state === "suspended") audio.resume();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    const now = audio.currentTime;
+    tone.frequency.value = 660;
+    gain.gain.setValueAtTime(0.2, now);
+    gain.gain.exponentialRampToValueAtTime(0.001, now + 0.3);
+    tone.connect(gain).connect(audio.destination);
+    tone.start(now);
+    tone.stop(now + 0.3);
+  } catch (_) {
+    /* no sound in this browser: the tab's title still says it */
+  }
+}
 
 function claimChoice() {
   const chosen = localStorage.getItem("mayi.claims");
@@ -904,7 +934,7 @@ function claimChoice() {
 }
 
 function settingsPanel(st, root) {
-  const choice = (label, key, store, choices, current) =>
+  const choice = (label, key, store, choices, current, then = null) =>
     h(
       "div",
       { class: "field" },
@@ -916,6 +946,7 @@ function settingsPanel(st, root) {
           dataset: { key },
           onchange: (e) => {
             localStorage.setItem(store, e.target.value);
+            if (then) then(e.target.value); // (a sound chosen: heard once now, within the person's gesture)
             render(st, root);
           },
         },
@@ -931,6 +962,7 @@ function settingsPanel(st, root) {
       { class: "fields" },
       st.token ? choice("Upcards others discard", "claims-choice", "mayi.claims", CLAIM_CHOICES, claimChoice()) : null,
       choice("Others' moves", "pace-choice", "mayi.pace", PACE_CHOICES, localStorage.getItem("mayi.pace") in PACES ? localStorage.getItem("mayi.pace") : "normal"),
+      st.token ? choice("Sound on your turn", "sound-choice", "mayi.sound", SOUND_CHOICES, localStorage.getItem("mayi.sound") === "on" ? "on" : "off", (value) => value === "on" && turnSound(true)) : null,
     ),
     st.token
       ? h(
@@ -989,7 +1021,7 @@ function actionsPanel(st, root) {
   const legal = v.legal || [];
   const chosen = selectedCards(st);
   const parts = [];
-  const claimWord = v.variant === "shanghai" ? "Buy" : "May I";
+  const claim = V.claimWords(v.variant);
 
   for (const move of legal.filter((m) => m.type === "draw")) {
     if (move.source === "stock") parts.push(button("Draw from the stock", "draw-stock", () => send(st, root, move)));
@@ -997,7 +1029,7 @@ function actionsPanel(st, root) {
   }
   for (const move of legal.filter((m) => m.type === "claim")) {
     const card = v.upcard ? C.cardText(v.upcard) : "";
-    const label = move.claim ? (v.phase === "first_offer" ? `Take ${card}` : `${claimWord}! (${card})`) : `Pass on ${card}`;
+    const label = move.claim ? (v.phase === "first_offer" ? `Take ${card}` : claim.button(card)) : `Pass on ${card}`;
     parts.push(button(label, move.claim ? "claim" : "pass", () => send(st, root, move), { class: move.claim ? "claim" : "" }));
   }
 
@@ -1053,14 +1085,15 @@ function actionsPanel(st, root) {
 function contractCheck(st) {
   const v = st.view;
   const contract = v.round.contract;
-  const checks = st.staged.map((m) => C.meldCheck(m, v.variant));
+  const checks = st.staged.map((m) => C.meldCheck(m, V.variant(v.variant)));
   const books = checks.filter((c) => c.type === "book" && !c.problem).length;
   const runs = checks.filter((c) => c.type === "run" && !c.problem).length;
   const problems = checks.filter((c) => c.problem).map((c) => c.problem);
   const runSuits = st.staged.filter((m, i) => checks[i].type === "run").map((m) => C.suitOf(m.find((c) => !C.isJoker(c))));
   if (new Set(runSuits).size < runSuits.length) problems.push("Two runs of one contract must be of different suits.");
   const bookRanks = st.staged.filter((m, i) => checks[i].type === "book").map((m) => C.rankOf(m.find((c) => !C.isJoker(c))));
-  if (v.variant === "shanghai" && new Set(bookRanks).size < bookRanks.length) problems.push("Two books of one contract must be of different ranks in Shanghai.");
+  const rules = V.variant(v.variant);
+  if (rules && rules.distinct_book_ranks && new Set(bookRanks).size < bookRanks.length) problems.push(`Two books of one contract must be of different ranks in ${rules.title}.`);
   const parts = [];
   if (contract.books) parts.push(`${books} of ${contract.books} book${contract.books === 1 ? "" : "s"}`);
   if (contract.runs) parts.push(`${runs} of ${contract.runs} run${contract.runs === 1 ? "" : "s"}`);
@@ -1084,7 +1117,7 @@ function goDownPanel(st, root, goDowns, chosen) {
   const can = goDowns.length > 0;
   const exact = matchingGoDown(st, goDowns);
   const check = contractCheck(st);
-  const selection = C.meldCheck(chosen, v.variant);
+  const selection = C.meldCheck(chosen, V.variant(v.variant));
   const status = can
     ? "Your hand meets the contract: you may go down now."
     : "Your hand does not meet the contract yet (no way to go down is among your legal moves).";
