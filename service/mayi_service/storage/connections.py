@@ -5,6 +5,7 @@ The embedded Redis is :mod:`.embedded`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,11 +15,12 @@ from urllib.parse import unquote
 import redis
 from redis.cluster import ClusterNode, RedisCluster
 from redis.commands.core import Script
-from redis.exceptions import RedisClusterException
+from redis.exceptions import NoScriptError, RedisClusterException
 from redis.utils import SENTINEL
 
 from mayi_service.config import SettingError
 from mayi_service.storage.embedded import start_embedded
+from mayi_service.storage.kept import KeptConnections
 
 log = logging.getLogger(__name__)
 
@@ -337,14 +339,21 @@ def require_answer(url: str, setting: str = "REDIS_URL") -> None:
 
 class Scripts:
     """Runs the storage's Lua scripts: ``scripts(script, keys, args)`` is redis-py's
-    ``script(keys=keys, args=args)`` (``EVALSHA``, and on ``NOSCRIPT``, the script loaded
-    and run again), on a single Redis and a cluster alike."""
+    ``script(keys=keys, args=args)`` (``EVALSHA``; on ``NOSCRIPT`` the script is loaded and
+    run again). On a single Redis with ``kept`` (the default) the ``EVALSHA`` goes on a
+    kept connection (:mod:`.kept`); on a cluster, or without ``kept``, through redis-py."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, kept: bool = True) -> None:
         self.client = client
+        pool = getattr(client, "connection_pool", None)
+        #: The kept connections (``None``: every call through redis-py).
+        self.kept = KeptConnections(pool) if kept and pool is not None and not is_cluster(client) else None
 
     def __call__(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
         """The reply of ``script`` run over ``keys`` and ``args``."""
+        if self.kept is not None:
+            with contextlib.suppress(NoScriptError):  # (redis-py loads it and runs it again)
+                return self.kept.call("EVALSHA", script.sha, len(keys), *keys, *args)
         return script(keys=keys, args=args)
 
 

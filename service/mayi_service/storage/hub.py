@@ -2,8 +2,9 @@
 clients wait on that game.
 
 The first waiter on a game starts a reader (a greenlet under gevent, a thread otherwise)
-that blocks in redis-py's ``xread`` on the game's event stream and wakes every waiter of
-that game when an event arrives, :data:`WAKE_GROUP` at a time; it stops once nobody has
+that blocks in ``XREAD`` on the game's event stream and wakes every waiter of
+that game when an event arrives, :data:`WAKE_GROUP` at a time (on a single Redis it holds a
+connection for its reads: :mod:`.kept`); it stops once nobody has
 waited through one more, shorter read (:data:`LINGER_SECONDS`). A reader keeps the last
 :data:`WINDOW_EVENTS` events it read (:meth:`EventHub.recent`), each decoded once and
 shared by every stream of the game in this process; a stream asking for events outside
@@ -23,6 +24,8 @@ from typing import Any
 import redis
 
 from mayi_service.storage import codec
+from mayi_service.storage.connections import is_cluster
+from mayi_service.storage.kept import HeldReads
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +113,8 @@ class _Watch:
     def _read(self) -> None:
         hub = self.hub
         idle = False  # the last read had nobody waiting
+        held = HeldReads(hub.pool) if hub.pool is not None else None
+        failed = False
         try:
             while True:
                 with hub.lock:
@@ -118,10 +123,14 @@ class _Watch:
                         return
                     idle = self.waiters == 0 and self.holders == 0
                 block = min(hub.linger_ms, hub.block_ms) if idle else hub.block_ms
-                found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=block)
-                if found:
+                after = f"{self.latest}-0"
+                if held is not None:
+                    entries = held.xread(self.key, after, 100, block)
+                else:
+                    found = hub.r.xread({self.key: after}, count=100, block=block) or [[None, []]]
                     # [[key, entries]] (RESP2), or {key: [entries]} (RESP3)
                     entries = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+                if entries:
                     read = [SharedEvent(_seq(entry_id), _entry_fields(fields)) for entry_id, fields in entries]
                     with self.guard:
                         self._keep(read)
@@ -137,6 +146,7 @@ class _Watch:
                     # path to the answer. (Threads: a no-op.)
                     time.sleep(0)
         except Exception as exc:  # Redis went away: every waiter gets the error
+            failed = True
             log.warning("reading events of %s: %s", self.key, exc)
             with hub.lock:
                 if hub.watches.get(self.key) is self:
@@ -144,6 +154,9 @@ class _Watch:
             with self.guard:
                 self.error = exc
                 self.wake()
+        finally:
+            if held is not None:
+                held.close(failed)
 
     def wake(self) -> None:
         """Wake every waiter (under :attr:`guard`)."""
@@ -210,8 +223,12 @@ class _Watch:
 class EventHub:
     """Waits for events above a number, shared per stream key (see the module docstring)."""
 
-    def __init__(self, client: redis.Redis, block_seconds: float = READ_BLOCK_SECONDS) -> None:
+    def __init__(self, client: redis.Redis, block_seconds: float = READ_BLOCK_SECONDS, kept: bool = True) -> None:
         self.r = client
+        pool = getattr(client, "connection_pool", None)
+        #: With ``kept`` on a single Redis, each reader holds a connection of this pool for its
+        #: reads (:class:`~.kept.HeldReads`); ``None``: reads through redis-py's ``xread``.
+        self.pool = pool if kept and pool is not None and not is_cluster(client) else None
         self.block_ms = max(1, int(block_seconds * 1000))
         self.linger_ms = max(1, int(LINGER_SECONDS * 1000))
         self.lock = threading.Lock()
