@@ -26,6 +26,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.http import wsgi
 from gunicorn.http.errors import (
     ChunkMissingTerminator,
+    ConfigurationProblem,
     ExpectationFailed,
     ForbiddenProxyRequest,
     InvalidChunkExtension,
@@ -109,6 +110,7 @@ CLIENT_ERRORS: tuple[tuple[Any, int, str, str], ...] = (
     (LimitRequestLine, 414, "URI Too Long", "{}"),
     (LimitRequestHeaders, 431, "Request Header Fields Too Large", "Error parsing headers: '{}'"),
     (UnsupportedTransferCoding, 501, "Not Implemented", "{}"),
+    (ConfigurationProblem, 500, "Internal Server Error", "{}"),
     (ExpectationFailed, 417, "Expectation Failed", "{}"),
     (ForbiddenProxyRequest, 403, "Forbidden", "Request forbidden"),
     (SSLError, 403, "Forbidden", "'{}'"),
