@@ -1,23 +1,11 @@
-"""The child processes of ``mayi serve``: they never outlive it, and they are restarted
-when they die.
+"""The child processes of ``mayi serve`` (the embedded Redis, the job workers): they never
+outlive it, and they are restarted when they die.
 
-* **Parent-death signal.** Every child is started with Linux's
-  ``prctl(PR_SET_PDEATHSIG, SIGTERM)``: when the thread that started it ends (the
-  whole ``mayi serve`` process, even killed with SIGKILL by the OOM killer), the
-  kernel sends the child SIGTERM. Redis then writes its data and exits; the RQ
-  worker stops. Elsewhere than Linux nothing is set, and the start-up check of
-  :mod:`.store` stops a Redis that an earlier run left.
-* **Supervision.** One long-lived thread starts every child (the parent-death signal
-  follows the *thread* that forked) and polls them; a child that exits while the
-  service runs is started again, never once a stop has begun (Ctrl+C reaches the whole
-  process group: each child stops on its own). A child that dies more than
-  :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds is given up on: the
-  supervisor calls ``on_give_up`` (``mayi serve`` then exits non-zero, for a process
-  supervisor such as systemd or Docker to restart it).
-* **Stopping.** Children are stopped by *stage*, the highest first: every child of a
-  stage at once (SIGTERM, then SIGKILL after its ``stop_seconds``), then the next stage.
-  :meth:`Supervisor.begin_stop` sends the first stage its SIGTERM without waiting (when
-  the stop signal arrives, while the API drains); :meth:`Supervisor.stop` finishes.
+Each child gets Linux's parent-death signal (SIGTERM when the thread that started it
+ends, even by SIGKILL); one supervisor thread starts and polls them, restarts a child
+that exits while the service runs and gives up on one that dies more than
+:data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW` seconds (``on_give_up``); children
+stop by stage, the highest first (SIGTERM, then SIGKILL after their ``stop_seconds``).
 """
 
 from __future__ import annotations

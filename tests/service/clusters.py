@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import socket
 import subprocess
+import uuid
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
 import redis
-from serving import READY_SECONDS, RedisProcess, wait_until
+from serving import READY_SECONDS, RedisProcess, redis_process, wait_until
+
+from mayi_service.config import Settings
 
 #: Cluster node timeout in ms: how long a silent primary takes to be marked failed.
 NODE_TIMEOUT_MS = 3000
@@ -121,3 +124,22 @@ def redis_cluster(directory: Path) -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.stop()
+
+
+@contextmanager
+def cluster_settings(directory: Path, **overrides: object) -> Iterator[Settings]:
+    """Settings of a service on a started cluster (``REDIS_URL``) with its jobs on a Redis of
+    their own (``MAYI_JOBS_REDIS_URL``, RQ runs on no cluster), under a key prefix and queue
+    of their own, without clock jobs (no job worker runs); both stopped when the block ends."""
+    with redis_cluster(directory / "cluster") as cluster, redis_process(directory / "jobs") as jobs:
+        unique = uuid.uuid4().hex[:8]
+        yield Settings(
+            **{
+                "redis_url": cluster.url,
+                "jobs_redis_url": jobs.url,
+                "key_prefix": f"c{unique}",
+                "queue_name": f"q{unique}",
+                "schedule_clock_jobs": False,
+                **overrides,
+            }  # type: ignore[arg-type]
+        )

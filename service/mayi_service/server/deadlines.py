@@ -1,33 +1,14 @@
-"""Every phase of a connection bounded, under gunicorn's gevent workers.
-
-A client may hold a connection only while it makes progress, and one address may
-hold only so many (docs/operations.md, "Connections and deadlines"):
-
-- **the request head** and **an idle keep-alive connection**: gunicorn's own
-  ``keepalive`` (5 s, in ``gunicorn_config``) bounds the wait for a whole head,
-  from the connection's start or the previous answer's end; gunicorn's
-  ``limit_request_*`` bound its size;
-- **the body**, in any framing (``Content-Length``, chunked, after an
-  ``Expect: 100-continue``): it is read whole before the app runs, within
-  ``MAYI_BODY_TIMEOUT_SECONDS`` (408 beyond) and up to ``MAYI_MAX_BODY_BYTES``
-  (413 as soon as a length or a chunk size says more); malformed chunked framing
-  is a 400 naming what is wrong, and a transfer coding other than ``chunked``
-  (``gzip``, ``identity``, ``gzip, chunked``, ...) a 501;
-- **the answer**: each write (a whole answer, or one event of a stream) must be
-  taken by the client within ``MAYI_WRITE_TIMEOUT_SECONDS``, or the connection is
-  closed;
-- **per address**: at most ``MAYI_MAX_CONNECTIONS_PER_ADDRESS`` connections of one
-  client address (an IPv6 address's /64) at once in a worker process; one more is
-  answered 429 and closed. In total, gunicorn's ``worker_connections``.
-
-Every answer the worker writes itself (these refusals, and gunicorn's own error
-answers) carries the CORS headers the app's answers would (``MAYI_CORS_ORIGINS``),
-so that a browser's script can read it.
+"""Every phase of a connection bounded, under gunicorn's gevent workers: the request head
+(gunicorn's ``keepalive`` and ``limit_request_*``), the body in any framing (read whole
+before the app runs: ``MAYI_BODY_TIMEOUT_SECONDS``, ``MAYI_MAX_BODY_BYTES``, chunked
+framing checked, other transfer codings refused), each write of the answer
+(``MAYI_WRITE_TIMEOUT_SECONDS``) and the connections of one address
+(``MAYI_MAX_CONNECTIONS_PER_ADDRESS``); the table is in docs/operations.md, "Connections
+and deadlines". Every answer the worker writes itself carries the app's CORS headers.
 """
 
 from __future__ import annotations
 
-import contextvars
 import functools
 import io
 import ipaddress
@@ -49,9 +30,7 @@ from gunicorn.http.errors import (
 )
 
 from mayi_service.problem_types import Problem
-
-#: The CORS headers of the error answer the worker is writing now (this greenlet's).
-ERROR_CORS: contextvars.ContextVar[dict[str, str] | None] = contextvars.ContextVar("mayi_error_cors", default=None)
+from mayi_service.server.cors import Cors
 
 #: Seconds a refused connection may linger to take in the request it sent (so that
 #: closing does not reset the connection under the answer), at most.
@@ -181,44 +160,6 @@ def _malformed(exc: Exception) -> str:
     return f"its trailer section is not valid ({exc})"
 
 
-class Cors:
-    """The CORS headers of the app's answers (flask-cors, configured as ``app._request_hooks``
-    configures it, on a Flask app of its own), for the answers the worker writes itself."""
-
-    def __init__(self, origins: tuple[str, ...]) -> None:
-        from flask import Flask
-        from flask_cors import CORS
-
-        from mayi_service.config import CORS_EXPOSED_HEADERS
-
-        self.app = Flask("mayi-worker-cors")
-        CORS(self.app, origins=list(origins), expose_headers=list(CORS_EXPOSED_HEADERS))
-        #: The headers of an answer to no request read, when every origin is allowed.
-        self.unread: dict[str, str] = {}
-        if "*" in origins:
-            self.unread = {**self._for("null"), "Access-Control-Allow-Origin": "*"}
-            self.unread.pop("Vary", None)
-
-    def headers(self, req: Any) -> dict[str, str]:
-        """The CORS headers of an answer to ``req`` (gunicorn's request): like the app's,
-        only for a request that carries an ``Origin``. ``None``: no request was read (its
-        head was too large, or the connection is refused before it): then
-        ``Access-Control-Allow-Origin: *`` if every origin is allowed, else none."""
-        if req is None:
-            return self.unread
-        origin = next((value for name, value in req.headers if name == "ORIGIN"), None)
-        return {} if origin is None else self._for(origin)
-
-    def _for(self, origin: str) -> dict[str, str]:
-        with self.app.test_request_context("/", headers={"Origin": origin}):
-            answer = self.app.process_response(self.app.response_class())
-        return {
-            name: value
-            for name, value in answer.headers.items()
-            if name.startswith("Access-Control-") or name == "Vary"
-        }
-
-
 def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | None:
     """Read the body of ``req`` whole, in whatever framing, within ``seconds`` (0: no
     limit) and up to ``max_bytes``; ``None`` when there is nothing to read here (no body,
@@ -269,7 +210,7 @@ def read_body(req: Any, sock: Any, max_bytes: int, seconds: float) -> bytes | No
 class BoundedConnections:
     """A mixin for gunicorn's gevent worker: every phase of a connection bounded (this
     module's docstring). It needs the worker's ``problem(status, reason, detail)``, the
-    bytes of a whole error answer."""
+    bytes of a whole error answer, and ``write_error``, which answers an error of gunicorn's."""
 
     max_body: int
     body_seconds: float
@@ -280,6 +221,9 @@ class BoundedConnections:
     log: Any
 
     def problem(self, status: int, reason: str, detail: str, headers: dict[str, str] | None = None) -> bytes:
+        raise NotImplementedError  # pragma: no cover - the worker's
+
+    def write_error(self, req: Any, client: Any, addr: Any, exc: BaseException, cors: dict[str, str]) -> None:
         raise NotImplementedError  # pragma: no cover - the worker's
 
     def init_process(self) -> None:
@@ -338,11 +282,7 @@ class BoundedConnections:
             codings = other_codings(read.headers)
             if codings:
                 exc = UnsupportedTransferCoding(", ".join(codings))
-        token = ERROR_CORS.set(self.cors.headers(read))
-        try:
-            super().handle_error(req, client, addr, exc)  # type: ignore[misc]
-        finally:
-            ERROR_CORS.reset(token)
+        self.write_error(read, client, addr, exc, self.cors.headers(read))
 
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         try:

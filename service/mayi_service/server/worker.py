@@ -1,13 +1,11 @@
-"""Running the API under gunicorn with gevent workers.
+"""Running the API under gunicorn with gevent workers, extended through its worker class.
 
-Each worker process serves every connection on its own greenlet: a waiting
-long-poll, an open event stream or a half-sent upload costs a socket and a little
-memory, not a thread (docs/architecture.md, "Serving model"). The worker class
-below is gunicorn's gevent worker plus three things: a higher open-file limit (each
-waiting client holds a client socket and a Redis connection), the objects of the loaded
-app frozen out of the garbage collector's sight, and gunicorn's own
-error answers (414, 431, 400 for a request it cannot parse, 501) as
-``application/problem+json`` like every other error of the service, with its CORS headers.
+Each worker process serves every connection on its own greenlet (docs/architecture.md,
+"Serving model"). The worker class is gunicorn's gevent worker plus: a higher open-file
+limit, the loaded app's objects frozen out of the garbage collector's sight, every phase
+of a connection bounded (:mod:`.deadlines`), each answer's head sent with its first body
+bytes (:class:`HeldHead`), and gunicorn's own error answers (414, 431, 400, 501) as
+``application/problem+json`` with the CORS headers (its ``handle_error``).
 """
 
 from __future__ import annotations
@@ -19,19 +17,42 @@ import resource
 import signal
 from collections.abc import Callable
 from contextlib import suppress
-from http import HTTPStatus
+from datetime import timedelta
+from ssl import SSLError
 from typing import Any
 
 from gunicorn import util
 from gunicorn.app.base import BaseApplication
 from gunicorn.http import wsgi
+from gunicorn.http.errors import (
+    ChunkMissingTerminator,
+    ConfigurationProblem,
+    ExpectationFailed,
+    ForbiddenProxyRequest,
+    InvalidChunkExtension,
+    InvalidChunkSize,
+    InvalidH2CPreface,
+    InvalidHeader,
+    InvalidHeaderName,
+    InvalidHTTPVersion,
+    InvalidProxyLine,
+    InvalidRequestLine,
+    InvalidRequestMethod,
+    InvalidResponseHeader,
+    InvalidResponseHeaderName,
+    InvalidSchemeHeaders,
+    LimitRequestHeaders,
+    LimitRequestLine,
+    ObsoleteFolding,
+    UnsupportedTransferCoding,
+)
 from gunicorn.workers.ggevent import GeventWorker as _GunicornGeventWorker
 
 from mayi_service.problem_types import CONTENT_TYPE, PROBLEM_TYPE, for_status
 
 # Nothing imported here may import redis or requests: gunicorn's master imports this module
 # for the worker class, and the workers (its forks) patch ssl for gevent only as they start.
-from mayi_service.server.deadlines import ERROR_CORS, BoundedConnections, not_implemented
+from mayi_service.server.deadlines import BoundedConnections, not_implemented
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +62,7 @@ def problem_bytes(
 ) -> bytes:
     """A whole HTTP response: gunicorn's error ``status`` as the problem of that status
     (:func:`~.problem_types.for_status`) whose ``detail`` names the limit or the rule the
-    request broke, with ``headers`` (the CORS headers) besides its own. The status line's
-    reason is the status's own where gunicorn gives another's (its 501 is "Bad Request").
+    request broke, with ``headers`` (the CORS headers) besides its own.
 
     >>> head, _, body = problem_bytes(414, "URI Too Long", "Request Line is too large (9000 > 4094)",
     ...     {"limit_request_line": 4094}).partition(b"\\r\\n\\r\\n")
@@ -50,9 +70,6 @@ def problem_bytes(
     (b'HTTP/1.1 414 URI Too Long', 'uri_too_long')
     """
     kind = for_status(status)
-    if reason == "Bad Request" and status != 400:  # (gunicorn's reason for its 501)
-        with suppress(ValueError):
-            reason = HTTPStatus(status).phrase
     if status == 414:
         detail = (
             f"{message}: the request line (method, path and query string) may be at most "
@@ -86,96 +103,164 @@ def problem_bytes(
     return (head + body).encode("latin-1")
 
 
-class GeventWorker(BoundedConnections, _GunicornGeventWorker):  # type: ignore[misc]
+#: gunicorn's errors for a request it could not read: (status, reason, message), the
+#: message formatted with the error's text (as gunicorn's ``Worker.handle_error`` words it).
+#: Any other error is the server's (500).
+CLIENT_ERRORS: tuple[tuple[Any, int, str, str], ...] = (
+    (LimitRequestLine, 414, "URI Too Long", "{}"),
+    (LimitRequestHeaders, 431, "Request Header Fields Too Large", "Error parsing headers: '{}'"),
+    (UnsupportedTransferCoding, 501, "Not Implemented", "{}"),
+    (ConfigurationProblem, 500, "Internal Server Error", "{}"),
+    (ExpectationFailed, 417, "Expectation Failed", "{}"),
+    (ForbiddenProxyRequest, 403, "Forbidden", "Request forbidden"),
+    (SSLError, 403, "Forbidden", "'{}'"),
+    (InvalidRequestLine, 400, "Bad Request", "Invalid Request Line '{}'"),
+    (InvalidRequestMethod, 400, "Bad Request", "Invalid Method '{}'"),
+    (InvalidHTTPVersion, 400, "Bad Request", "Invalid HTTP Version '{}'"),
+    (InvalidProxyLine, 400, "Bad Request", "'{}'"),
+    (InvalidHeader | InvalidHeaderName | InvalidSchemeHeaders | ObsoleteFolding, 400, "Bad Request", "{}"),
+    (InvalidH2CPreface | InvalidChunkSize | ChunkMissingTerminator | InvalidChunkExtension, 400, "Bad Request", "{}"),
+)
+
+
+def client_error(exc: BaseException) -> tuple[int, str, str] | None:
+    """The status, reason and message of gunicorn's answer to ``exc``, an error of a request
+    it could not read; ``None`` for any other error (the server's: 500). A header the app
+    tried to send is the app's error, not the client's."""
+    if isinstance(exc, InvalidResponseHeader | InvalidResponseHeaderName):
+        return None
+    for kinds, status, reason, message in CLIENT_ERRORS:
+        if isinstance(exc, kinds):
+            return status, reason, message.format(exc)
+    return None
+
+
+class OneWrite:
+    """A mixin for gunicorn's worker: each answer written through a :class:`HeldHead` of
+    its socket, once its request is read."""
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        held = HeldHead(sock)
+        try:
+            keep = super().handle_request(listener_name, req, held, addr)  # type: ignore[misc]
+        except StopIteration:  # the answer is whole, and the connection closes
+            with suppress(OSError):
+                held.flush()
+            raise
+        held.flush()
+        return keep
+
+
+class GeventWorker(BoundedConnections, OneWrite, _GunicornGeventWorker):  # type: ignore[misc]
     """gunicorn's gevent worker, with problem+json error answers, enough file
-    descriptors, and every phase of a connection bounded (:mod:`.deadlines`: the
-    head, the body in any framing, each write of the answer, and connections per
-    address). The body is read before the app runs, so the app never waits on a
-    slow client.
+    descriptors, every phase of a connection bounded (:mod:`.deadlines`: the head, the
+    body in any framing, each write of the answer, and connections per address), and
+    each answer's head sent with its first body bytes (:class:`HeldHead`). The body is
+    read before the app runs, so the app never waits on a slow client.
     """
 
     def init_process(self) -> None:
-        limits = {
+        self.limits = {
             "limit_request_line": self.cfg.limit_request_line,
             "limit_request_fields": self.cfg.limit_request_fields,
             "limit_request_field_size": self.cfg.limit_request_field_size,
         }
-
-        def write_error(sock: Any, status_int: int, reason: str, mesg: str) -> None:
-            util.write_nonblock(sock, problem_bytes(status_int, reason, mesg, limits, ERROR_CORS.get()))
-            # Half-close and drain what is left of the request: closing with unread bytes
-            # would reset the connection, and the client could lose the answer.
-            util.close_graceful(sock)
-
-        # gunicorn's workers answer the requests they cannot parse with util.write_error (text/html).
-        util.write_error = write_error
-        # wsgi.create builds every response from this module global.
-        wsgi.Response = OneWriteResponse
-        self.limits = limits
         raise_open_files(2 * self.worker_connections + 256)
         super().init_process()
 
     def load_wsgi(self) -> None:
-        """Load the app, then move every object that exists by then (modules, the app, its
-        schemas and OpenAPI document: about 100,000 objects, all living as long as the
-        process) out of the garbage collector's sight (``gc.freeze``): a full collection
-        then walks only what requests made. The collector's pauses cost the API about 0.04
-        ms of CPU a request, amortised, before this; about a tenth of that after."""
+        """Load the app (its answers without content without a media type:
+        :func:`no_content_type`), then move every object that exists by then out of the
+        garbage collector's sight (``gc.freeze``): a full collection then walks only what
+        requests made (docs/decisions/0005-request-path-cpu.md)."""
         super().load_wsgi()
+        self.wsgi = no_content_type(self.wsgi)
         gc.collect()
         gc.freeze()
 
     def problem(self, status: int, reason: str, detail: str, headers: dict[str, str] | None = None) -> bytes:
         return problem_bytes(status, reason, detail, self.limits, headers)
 
+    def write_error(self, req: Any, client: Any, addr: Any, exc: BaseException, cors: dict[str, str]) -> None:
+        """gunicorn's answer to a request it could not serve, as ``application/problem+json``
+        with the ``cors`` headers: a client's error (:func:`client_error`) logged as a
+        warning, any other as the exception it is; then the connection is closed."""
+        found = client_error(exc)
+        if found is None:
+            what = f"{req.method} {req.uri}" if hasattr(req, "method") and hasattr(req, "uri") else "(no URI read)"
+            self.log.exception("Error handling request %s", what)
+            status, reason, message = 500, "Internal Server Error", ""
+        else:
+            status, reason, message = found
+            self.log.warning("Invalid request from ip=%s: %s", (addr or ("",))[0], exc)
+        data = self.problem(status, reason, message, cors)
+        if req is not None and hasattr(req, "headers"):
+            resp = wsgi.Response(req, client, self.cfg)
+            resp.status, resp.response_length = f"{status} {reason}", len(data)
+            environ = wsgi.default_environ(req, client, self.cfg)
+            environ["REMOTE_ADDR"], environ["REMOTE_PORT"] = (addr or ("", -1))[0], str((addr or ("", -1))[1])
+            self.log.access(resp, req, environ, timedelta(0))
+        try:
+            util.write_nonblock(client, data)
+        except Exception:
+            self.log.debug("Failed to send error message.")
+        # Half-close and drain what is left of the request: closing with unread bytes
+        # would reset the connection, and the client could lose the answer.
+        util.close_graceful(client)
 
-class OneWriteResponse(wsgi.Response):  # type: ignore[misc]
-    """gunicorn's response, its head sent with the first body bytes in one write.
 
-    gunicorn writes a response's status line and headers, then its body, in two
-    sends: two TCP segments on the wire, and a client that reads the head, wakes up,
-    and must wait for the body to come in a second read. Holding the head until the
-    first body bytes (or the response's end, when it has no body) sends both at once.
-    Nothing is held longer than gunicorn itself would: it sends the head only when
-    the app gives the first body bytes, too.
-    """
+class HeldHead:
+    """The client socket as an answer is written on it: the first write (the answer's
+    status line and headers, as gunicorn sends them) is held and sent with the next
+    (the first body bytes, or the first chunk), in one write; :meth:`flush` sends it when
+    the answer has no body. A client then gets an answer in one TCP segment, not two,
+    and wakes once for it. Nothing waits longer than it would: gunicorn sends the head
+    only when the app gives its first body bytes (docs/decisions/0012-bot-decision-cpu.md).
+    Every other use goes to the socket itself."""
 
-    _head = b""
+    __slots__ = ("held", "sock")
 
-    def send_headers(self) -> None:
-        if self.headers_sent:
-            return
-        lines = self.default_headers()
-        # A 204 or 304 has no content, so no media type (RFC 9110 section 8.3): Werkzeug gives
-        # every response one (text/html for an empty body).
-        empty = self.status_code in (204, 304)
-        lines.extend(
-            [f"{name}: {value}\r\n" for name, value in self.headers if not (empty and name.lower() == "content-type")]
-        )
-        self._head = ("".join(lines) + "\r\n").encode("latin-1")
-        self.headers_sent = True
+    def __init__(self, sock: Any) -> None:
+        self.sock = sock
+        self.held: bytes | None = None  # None: nothing written yet
 
-    def _emit_body(self, data: bytes) -> None:
-        if self.chunked:
-            data = b"%X\r\n%s\r\n" % (len(data), data)  # (as gunicorn's util.write_chunk frames it)
-        head, self._head = self._head, b""
-        self.sock.sendall(head + data)
+    def sendall(self, data: bytes) -> None:
+        held = self.held
+        if held is None:
+            self.held = bytes(data)
+        elif held:
+            self.held = b""
+            self.sock.sendall(held + data)
+        else:
+            self.sock.sendall(data)
 
-    def flush_head(self) -> None:
-        """Send the head if it is still held."""
-        head, self._head = self._head, b""
-        if head:
-            self.sock.sendall(head)
+    def sendfile(self, file: Any, offset: int = 0, count: int | None = None) -> int:
+        self.flush()
+        return int(self.sock.sendfile(file, offset, count))
 
-    def sendfile(self, respiter: Any) -> bool:
-        self.send_headers()
-        self.flush_head()  # the file goes out by os.sendfile, after the head
-        return bool(super().sendfile(respiter))
+    def flush(self) -> None:
+        """Send what is held, if anything."""
+        held, self.held = self.held, b""
+        if held:
+            self.sock.sendall(held)
 
-    def close(self) -> None:
-        self.send_headers()
-        self.flush_head()  # a response with no body bytes (204, HEAD, an empty body)
-        super().close()
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.sock, name)
+
+
+def no_content_type(app: Any) -> Any:
+    """``app`` (a WSGI app) with no ``Content-Type`` on its 204 and 304 answers: they have no
+    content, so no media type (RFC 9110 section 8.3), and Werkzeug gives every response one."""
+
+    def wrapped(environ: dict[str, Any], start_response: Any) -> Any:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            if status[:4] in ("204 ", "304 "):
+                headers = [(name, value) for name, value in headers if name.lower() != "content-type"]
+            return start_response(status, headers, exc_info)
+
+        return app(environ, start)
+
+    return wrapped
 
 
 def raise_open_files(wanted: int) -> int:

@@ -1,34 +1,14 @@
 """Shared waits for new events: one ``XREAD BLOCK`` per game and process, however many
 clients wait on that game.
 
-Every waiting long-poll and open event stream waits for the next event of one game.
-Giving each its own blocking read would cost each a Redis connection (about 40 KB
-in the API process, and a client slot in Redis) for as long as it waits. Instead,
-the first waiter on a game starts a reader (a greenlet under gevent, a thread
-otherwise) that blocks in ``XREAD`` on the game's event stream and wakes every
-waiter of that game when an event arrives; the reader stops once nobody has waited
-through one more, shorter read (``LINGER_SECONDS``): a client that waits again right
-after its answer (a bot's next decisions poll, a long-poll's next page) finds the reader
-still there, rather than paying for a new one (a greenlet, a connection taken from the
-pool and checked). Long-polls then read the events themselves, as any request does;
-event streams take them from the reader (below).
-
-On a single Redis a reader keeps one pooled connection while it reads and sends its
-``XREAD`` on it directly (packed by hiredis), without redis-py's per-command layers (the
-pool's lock and readiness poll on every borrow, the retry wrapper, the reply's
-conversion into dicts): a reader reads again after every wake-up, about once a move
-when bots play, and redis-py's path cost three times the CPU of the read itself. On a
-Redis Cluster, which routes each read by its key, reads go through redis-py.
-
-A reader also keeps the events it read, the last :data:`WINDOW_EVENTS` of them
-(:meth:`EventHub.recent`), each decoded once and shared by every stream of the game
-in this process, with what the streams make of it (their encodings); a stream asking
-for events the window does not hold (older ones, or after a gap: events archived
-before the reader saw them) reads them from Redis. It wakes its waiters
-:data:`WAKE_GROUP` at a time, :data:`WAKE_PAUSE_SECONDS` apart, so that the process
-serves other requests between the groups. A stream that lets events gather before it
-writes them (a paced spectator's) pauses with :meth:`EventHub.hold`, which keeps the
-reader reading, and its window, meanwhile. (docs/decisions/0002-spectator-fanout.md)
+The first waiter on a game starts a reader (a greenlet under gevent, a thread otherwise)
+that blocks in ``XREAD`` on the game's event stream and wakes every waiter of
+that game when an event arrives, :data:`WAKE_GROUP` at a time (on a single Redis it holds a
+connection for its reads: :mod:`.kept`); it stops once nobody has
+waited through one more, shorter read (:data:`LINGER_SECONDS`). A reader keeps the last
+:data:`WINDOW_EVENTS` events it read (:meth:`EventHub.recent`), each decoded once and
+shared by every stream of the game in this process; a stream asking for events outside
+the window reads them from Redis. (docs/decisions/0002-spectator-fanout.md)
 """
 
 from __future__ import annotations
@@ -41,11 +21,11 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import hiredis
 import redis
 
 from mayi_service.storage import codec
-from mayi_service.storage.connections import BLOCK_MARGIN, is_cluster
+from mayi_service.storage.connections import is_cluster
+from mayi_service.storage.kept import HeldReads
 
 log = logging.getLogger(__name__)
 
@@ -92,18 +72,13 @@ class SharedEvent:
         return shared
 
 
-def _entry_fields(fields: Any) -> bytes:
-    """The stored text of a stream entry as read (a flat list of fields and values, the
-    direct read, or a dict, redis-py's): an event's field ``e``; a wake-up entry's only
-    field (``g``, its game)."""
-    if isinstance(fields, dict):
-        value = fields.get(b"e", fields.get("e"))
-        if value is None and fields:
-            value = next(iter(fields.values()))
-    else:
-        names = list(fields[::2])
-        value = fields[names.index(b"e") * 2 + 1] if b"e" in names else (fields[1] if fields else b"")
-    return value if isinstance(value, bytes) else str(value).encode()
+def _entry_fields(fields: dict[Any, Any]) -> bytes:
+    """The stored text of a stream entry as redis-py reads it: an event's field ``e``; a
+    wake-up entry's only field (``g``, its game)."""
+    value = fields.get(b"e", fields.get("e"))
+    if value is None and fields:
+        value = next(iter(fields.values()))
+    return value if isinstance(value, bytes) else str(value or "").encode()
 
 
 def _seq(entry_id: Any) -> int:
@@ -137,8 +112,9 @@ class _Watch:
 
     def _read(self) -> None:
         hub = self.hub
-        conn = None  # (single Redis) the pooled connection this reader reads on
         idle = False  # the last read had nobody waiting
+        held = HeldReads(hub.pool) if hub.pool is not None else None
+        failed = False
         try:
             while True:
                 with hub.lock:
@@ -147,18 +123,14 @@ class _Watch:
                         return
                     idle = self.waiters == 0 and self.holders == 0
                 block = min(hub.linger_ms, hub.block_ms) if idle else hub.block_ms
-                if hub.pool is None:
-                    found = hub.r.xread({self.key: f"{self.latest}-0"}, count=100, block=block)
+                after = f"{self.latest}-0"
+                if held is not None:
+                    entries = held.xread(self.key, after, 100, block)
                 else:
-                    if conn is None:
-                        conn = hub.pool.get_connection()
-                    after = f"{self.latest}-0"
-                    command = (b"XREAD", b"COUNT", 100, b"BLOCK", block, b"STREAMS", self.key, after)
-                    conn.send_packed_command([hiredis.pack_command(command)])
-                    found = conn.read_response(timeout=block / 1000 + BLOCK_MARGIN)
-                if found:
-                    # [[key, entries]] (RESP2), or {key: entries} (RESP3, on the direct read)
-                    entries = next(iter(found.values())) if isinstance(found, dict) else found[0][1]
+                    found = hub.r.xread({self.key: after}, count=100, block=block) or [[None, []]]
+                    # [[key, entries]] (RESP2), or {key: [entries]} (RESP3)
+                    entries = next(iter(found.values()))[0] if isinstance(found, dict) else found[0][1]
+                if entries:
                     read = [SharedEvent(_seq(entry_id), _entry_fields(fields)) for entry_id, fields in entries]
                     with self.guard:
                         self._keep(read)
@@ -170,12 +142,11 @@ class _Watch:
                         with self.guard:
                             self.ring(group)
                     # Let the woken waiters run before this reader blocks again: under gevent
-                    # they are only scheduled, and the next XREAD (its lock, packing and
-                    # send) would run first, on their path to the answer. (Threads: a no-op.)
+                    # they are only scheduled, and the next XREAD would run first, on their
+                    # path to the answer. (Threads: a no-op.)
                     time.sleep(0)
         except Exception as exc:  # Redis went away: every waiter gets the error
-            if conn is not None:
-                conn.disconnect()  # (it may be mid-reply)
+            failed = True
             log.warning("reading events of %s: %s", self.key, exc)
             with hub.lock:
                 if hub.watches.get(self.key) is self:
@@ -184,8 +155,8 @@ class _Watch:
                 self.error = exc
                 self.wake()
         finally:
-            if conn is not None:
-                hub.pool.release(conn)  # type: ignore[union-attr]
+            if held is not None:
+                held.close(failed)
 
     def wake(self) -> None:
         """Wake every waiter (under :attr:`guard`)."""
@@ -252,11 +223,12 @@ class _Watch:
 class EventHub:
     """Waits for events above a number, shared per stream key (see the module docstring)."""
 
-    def __init__(self, client: redis.Redis, block_seconds: float = READ_BLOCK_SECONDS) -> None:
+    def __init__(self, client: redis.Redis, block_seconds: float = READ_BLOCK_SECONDS, kept: bool = True) -> None:
         self.r = client
         pool = getattr(client, "connection_pool", None)
-        #: The pool readers take their connection from (``None``: a cluster, read through redis-py).
-        self.pool = None if is_cluster(client) or pool is None else pool
+        #: With ``kept`` on a single Redis, each reader holds a connection of this pool for its
+        #: reads (:class:`~.kept.HeldReads`); ``None``: reads through redis-py's ``xread``.
+        self.pool = pool if kept and pool is not None and not is_cluster(client) else None
         self.block_ms = max(1, int(block_seconds * 1000))
         self.linger_ms = max(1, int(LINGER_SECONDS * 1000))
         self.lock = threading.Lock()

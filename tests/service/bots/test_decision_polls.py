@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +19,10 @@ from typing import Any
 import redis
 import requests
 from bot_support import poll_decisions, polling_table
-from clusters import redis_cluster
+from clusters import cluster_settings
 from http_moves import auth, move_request
 from servers import LiveServer
-from serving import mayi_serve, redis_process, wait_until
+from serving import mayi_serve, wait_until
 from whole_games import choose
 
 from mayi_engine.rules import get_rules
@@ -142,15 +141,7 @@ def test_waiting_slots_under_gunicorn(tmp_path: Path, redis_url: str) -> None:
 
 
 def test_waiting_slots_on_a_cluster(tmp_path: Path) -> None:
-    with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
-        settings = Settings(
-            redis_url=cluster.url,
-            jobs_redis_url=jobs.url,
-            key_prefix=f"c{time.time_ns()}",
-            queue_name=f"q{time.time_ns()}",
-            rate_limits_enabled=False,
-            schedule_clock_jobs=False,
-        )
+    with cluster_settings(tmp_path, rate_limits_enabled=False) as settings:
         app, server = _served(settings)
         try:
             r = app.extensions["mayi"].bots.r

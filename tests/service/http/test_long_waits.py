@@ -121,13 +121,15 @@ def test_event_stream_lives_past_5s_sends_heartbeats_and_ends_cleanly(server: Se
     assert ended >= SSE_MAX, "the stream ended before MAYI_SSE_MAX_SECONDS"
 
 
-def test_waiters_on_one_game_share_one_blocking_read(redis_url: str) -> None:
+@pytest.mark.parametrize("kept", [True, False], ids=["held-connection", "redis-py"])
+def test_waiters_on_one_game_share_one_blocking_read(redis_url: str, kept: bool) -> None:
     """20 waiters on one game: one reader (one Redis connection) in all, every waiter
-    woken by the event, and the reader gone once nobody waits."""
+    woken by the event, and the reader gone once nobody waits; the reader's reads on a
+    held connection (the default) or through redis-py's ``xread``."""
     from mayi_service.storage.hub import EventHub
 
     client = connect(redis_url)
-    hub = EventHub(client, block_seconds=1.0)
+    hub = EventHub(client, block_seconds=1.0, kept=kept)
     key = f"t{uuid.uuid4().hex[:10]}:{{g}}:events"
     client.xadd(key, {"e": "{}"}, id="1-0")
     woken: list[bool] = []

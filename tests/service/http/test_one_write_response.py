@@ -1,11 +1,12 @@
-"""The worker's responses (``mayi_service.server.worker.OneWriteResponse``): the head goes out
-with the first body bytes in one write, and every kind of response is still whole,
+"""The worker's answers (written through ``mayi_service.server.worker.HeldHead``): the head
+goes out with the first body bytes in one write, and every kind of response is still whole,
 valid HTTP/1.1.
 
-Each test serves one request with gunicorn's own request parser and response
-bookkeeping, as the gevent worker does (``wsgi.create``, then ``write`` for each item
-the app gives and ``close``), over a real socket pair; the server's socket records the
-size of every ``sendall``, and the client's end reads the answer with ``http.client``.
+Each test serves one request with gunicorn's own request parser and response, as the
+gevent worker does (``wsgi.create``, then ``write`` for each item the app gives, ``close``,
+and the worker's ``flush`` of the held head), over a real socket pair; the server's socket
+records the size of every ``sendall``, and the client's end reads the answer with
+``http.client``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from gunicorn.config import Config
 from gunicorn.http import RequestParser, wsgi
 
-from mayi_service.server.worker import OneWriteResponse
+from mayi_service.server.worker import HeldHead
 
 App = Callable[[dict[str, Any], Any], Iterable[bytes]]
 
@@ -53,7 +54,8 @@ def serve(app: App, request: bytes) -> tuple[list[bytes], http.client.HTTPRespon
         cfg = Config()
         req = next(iter(RequestParser(cfg, server, ("127.0.0.1", 1234))))
         recorder = RecordingSocket(server)
-        resp, environ = wsgi.create(req, recorder, ("127.0.0.1", 1234), ("127.0.0.1", 8000), cfg, OneWriteResponse)
+        held = HeldHead(recorder)
+        resp, environ = wsgi.create(req, held, ("127.0.0.1", 1234), ("127.0.0.1", 8000), cfg)
         respiter = app(environ, resp.start_response)
         if isinstance(respiter, environ["wsgi.file_wrapper"]):
             resp.write_file(respiter)
@@ -61,6 +63,7 @@ def serve(app: App, request: bytes) -> tuple[list[bytes], http.client.HTTPRespon
             for item in respiter:
                 resp.write(item)
         resp.close()
+        held.flush()
         server.shutdown(socket.SHUT_WR)
         answer = http.client.HTTPResponse(client, method=req.method)
         answer.begin()

@@ -307,18 +307,11 @@ def test_lease_rules_on_a_single_redis(settings: Settings) -> None:
 
 
 def test_lease_rules_on_a_cluster(tmp_path: Path) -> None:
-    from clusters import redis_cluster
+    from clusters import cluster_settings
 
     from mayi_service.api.app import create_app
 
-    with redis_cluster(tmp_path / "cluster") as cluster, redis_process(tmp_path / "jobs") as jobs:
-        settings = Settings(
-            redis_url=cluster.url,
-            jobs_redis_url=jobs.url,
-            key_prefix=f"c{uuid.uuid4().hex[:8]}",
-            queue_name=f"q{uuid.uuid4().hex[:8]}",
-            schedule_clock_jobs=False,
-        )
+    with cluster_settings(tmp_path) as settings:
         _lease_rules(create_app(settings).extensions["mayi"].games.repo)
 
 
