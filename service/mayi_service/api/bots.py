@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import Response, current_app, request
 from flask.views import MethodView
-from marshmallow import Schema, ValidationError, fields, validate
 
-from mayi_service.api import schemas as s
-from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
-from mayi_service.api.games import WAITS, client_key, slot_errors, waiting_slot
-from mayi_service.bots import addresses
+from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors
+from mayi_service.api.context import services
+from mayi_service.api.schemas import bots as s
+from mayi_service.api.waiting import WAITS, client_key, slot_errors, waiting_slot
 from mayi_service.bots.seats import Bots, DecisionPage
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
@@ -25,197 +22,10 @@ def bots() -> Bots:
     return services().bots
 
 
-#: A webhook URL's form as the document states it: http(s), a host, no user name, spaces,
-#: control characters or #fragment (:func:`addresses.url_problem` checks the rest).
-URL_PATTERN = "^[hH][tT][tT][pP][sS]?://[^/?#@\\s\u0000-\u001f\u007f]+([/?][^#\\s\u0000-\u001f\u007f]*)?$"
-
-
-class WebhookUrl(s.Text):
-    """A webhook URL: https (or http), a host, no user name or password, at most 2048
-    characters; an IP address that is not public is refused unless the operator allows it."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        description = (
-            f"Where the service POSTs the bot's decisions (signed webhooks): an https:// (or http://) URL "
-            f"with a host, no user name or password, at most {addresses.MAX_URL_LENGTH} characters. "
-            "A host that is (or resolves to) a loopback, private, link-local or metadata address is "
-            "refused unless the operator allows it. null: no webhook (poll for decisions)"
-        )
-        super().__init__(
-            allow_none=True,
-            validate=validate.Length(max=addresses.MAX_URL_LENGTH),
-            metadata={"description": description, "pattern": URL_PATTERN},
-            **kwargs,
-        )
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        url: str = super()._deserialize(value, attr, data, **kwargs)
-        problem = addresses.url_problem(url)
-        if problem:
-            raise ValidationError(f"must be {problem}")
-        host = urlsplit(url).hostname or ""
-        literal = addresses.literal_address(host)
-        why = addresses.address_problem(literal) if literal else None
-        if why and not services().settings.webhook_allow_private:
-            raise ValidationError(addresses.refused_address(host if host == literal else f"{host} ({literal})", why))
-        return url
-
-
-class BotInSchema(s.StrictSchema):
-    name = s.Name(required=True)
-    webhook_url = WebhookUrl(load_default=None)
-
-
-class BotCreatedSchema(Schema):
-    bot_id = s._req(fields.String)
-    name = s._req(fields.String)
-    token = s._req(fields.String, metadata={"description": "The bot's bearer token (mayi_bot_...), shown only once"})
-    webhook_secret = s._req(
-        fields.String,
-        metadata={"description": "The secret (whsec_...) that signs the bot's webhook deliveries, shown only once"},
-    )
-    webhook_url = s._req(fields.String, allow_none=True, metadata={"description": "Where decisions are POSTed"})
-
-
-class BotUpdateSchema(s.StrictSchema):
-    webhook_url = WebhookUrl(required=True)
-
-
-class WebhookSecretSchema(Schema):
-    bot_id = s._req(fields.String)
-    webhook_secret = s._req(
-        fields.String, metadata={"description": "The new signing secret (whsec_...), shown only once"}
-    )
-    previous_secret_valid_until = s._req(
-        fields.Float,
-        metadata={"description": "Until then (Unix seconds) deliveries are signed by the new and the old secret"},
-    )
-
-
-class DeliverySchema(Schema):
-    webhook_id = s._req(
-        fields.String, metadata={"description": "The delivery's webhook-id (the same for each attempt)"}
-    )
-    game_id = s._req(fields.String)
-    seat = s._req(fields.Integer)
-    version = s._req(fields.Integer, metadata={"description": "The game's version when the attempt was made"})
-    key = s._req(
-        fields.String,
-        metadata={"description": "The decision's key (as in `GET /v1/bots/me/decisions`): one delivery per key"},
-    )
-    attempt = s._req(fields.Integer, metadata={"description": "1 for the first attempt, then 2, 3..."})
-    at = s._req(fields.Float, metadata={"description": "When the attempt started (Unix seconds)"})
-    url = s._req(fields.String)
-    status = s._req(
-        fields.Integer, allow_none=True, metadata={"description": "The receiver's HTTP status (null: no answer)"}
-    )
-    error = s._req(
-        fields.String,
-        allow_none=True,
-        metadata={"description": "Why the attempt failed or the URL was refused (null: delivered)"},
-    )
-    duration_ms = s._req(fields.Float)
-    response_truncated = s._req(
-        fields.Boolean, metadata={"description": "The answer's body was longer than the service reads"}
-    )
-    next_retry_at = s._req(
-        fields.Float, allow_none=True, metadata={"description": "When the next attempt is due (null: none)"}
-    )
-
-
-class DeliveryListSchema(Schema):
-    deliveries = s._req(fields.List, fields.Nested(DeliverySchema), metadata={"description": "Newest first"})
-
-
-class BotGameSchema(Schema):
-    game_id = s._req(fields.String)
-    seats = s._ints()
-
-
-class BotProfileSchema(Schema):
-    bot_id = s._req(fields.String)
-    name = s._req(fields.String)
-    created_at = s._req(fields.Float)
-    webhook_url = s._req(
-        fields.String, allow_none=True, metadata={"description": "Where decisions are POSTed (null: none)"}
-    )
-    games = s._req(
-        fields.List,
-        fields.Nested(BotGameSchema),
-        metadata={"description": "The games it sits in that have not ended"},
-    )
-
-
-class BotTokenSchema(Schema):
-    bot_id = s._req(fields.String)
-    token = s._req(
-        fields.String, metadata={"description": "The new bearer token, shown only once; the old one is void"}
-    )
-
-
-#: Most keys one decisions poll may skip.
-MAX_SKIP = 200
-
-
-class DecisionsQuerySchema(s.StrictSchema):
-    wait = s.QueryFloat(load_default=0, validate=validate.Range(0, 60))
-    skip = fields.List(
-        s.Text(validate=validate.Length(1, 64)),
-        load_default=list,
-        validate=validate.Length(max=MAX_SKIP),
-        metadata={
-            "description": (
-                "The `key` of a decision the bot waits on (repeat for several, at most "
-                f"{MAX_SKIP}): it is left out of the answer until its key changes (the seat's "
-                "legal moves change), and the poll waits for another"
-            )
-        },
-    )
-
-
-class DecisionSchema(Schema):
-    game_id = s._req(fields.String)
-    seat = s._req(fields.Integer)
-    version = s._req(fields.Integer, metadata={"description": "The game's version (send it as If-Match to be safe)"})
-    key = s._req(
-        fields.String,
-        metadata={
-            "description": (
-                "The decision's key: the same while the seat's choices in this turn stay the same "
-                "(another seat's answer to the upcard leaves it unless it changes the seat's legal "
-                "moves). Send it as `skip` to wait for a change instead of answering"
-            )
-        },
-    )
-    deadline = s._req(
-        fields.Float,
-        allow_none=True,
-        metadata={"description": "When the clock plays this decision (Unix seconds)"},
-    )
-    view = s._req(
-        s.AsIs,
-        s.PlayingViewSchema,
-        metadata={"description": "The seat's view of the game under way, with its legal moves"},
-    )
-
-
-class DecisionListSchema(Schema):
-    decisions = s._req(fields.List, fields.Nested(DecisionSchema))
-    games = s._req(
-        fields.Integer,
-        metadata={"description": "Games the bot sits in that have not ended (0: nothing more will come until it sits)"},
-    )
-    skipped = s._req(
-        fields.List,
-        fields.String(),
-        metadata={"description": "The keys of `skip` that are still waiting (the others changed or were played)"},
-    )
-
-
 @blp.route("")
 class BotAccounts(MethodView):
-    @blp.arguments(BotInSchema, example={"name": "Dealer Dan"})
-    @blp.response(201, BotCreatedSchema)
+    @blp.arguments(s.BotInSchema(), example={"name": "Dealer Dan"})
+    @blp.response(201, s.BotCreatedSchema)
     @blp.doc(operationId="registerBot")
     @document_errors(400, 413, 422, 429, 503)
     def post(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -232,7 +42,7 @@ class BotAccounts(MethodView):
 
 @blp.route("/me")
 class Me(MethodView):
-    @blp.response(200, BotProfileSchema)
+    @blp.response(200, s.BotProfileSchema)
     @blp.doc(operationId="getMyBot")
     @document_errors(401, 429, 503)
     def get(self) -> dict[str, Any]:
@@ -243,8 +53,8 @@ class Me(MethodView):
         registry = bots()
         return registry.profile(registry.require(bearer_token()))
 
-    @blp.arguments(BotUpdateSchema, example={"webhook_url": "https://bot.example/mayi"})
-    @blp.response(200, BotProfileSchema)
+    @blp.arguments(s.BotUpdateSchema(), example={"webhook_url": "https://bot.example/mayi"})
+    @blp.response(200, s.BotProfileSchema)
     @blp.doc(operationId="updateMyBot")
     @document_errors(400, 401, 413, 422, 429, 503)
     def patch(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -261,7 +71,7 @@ class Me(MethodView):
 
 @blp.route("/me/token")
 class Token(MethodView):
-    @blp.response(200, BotTokenSchema)
+    @blp.response(200, s.BotTokenSchema)
     @blp.doc(operationId="rotateBotToken")
     @document_errors(401, 429, 503)
     def post(self) -> dict[str, Any]:
@@ -277,7 +87,7 @@ class Token(MethodView):
 
 @blp.route("/me/webhook-secret")
 class Secret(MethodView):
-    @blp.response(200, WebhookSecretSchema)
+    @blp.response(200, s.WebhookSecretSchema)
     @blp.doc(operationId="rotateWebhookSecret")
     @document_errors(401, 429, 503)
     def post(self) -> dict[str, Any]:
@@ -294,7 +104,7 @@ class Secret(MethodView):
 
 @blp.route("/me/deliveries")
 class Deliveries(MethodView):
-    @blp.response(200, DeliveryListSchema)
+    @blp.response(200, s.DeliveryListSchema)
     @blp.doc(operationId="getDeliveries")
     @document_errors(401, 429, 503)
     def get(self) -> dict[str, Any]:
@@ -312,11 +122,11 @@ class Deliveries(MethodView):
 
 @blp.route("/me/decisions")
 class Decisions(MethodView):
-    @blp.documented_arguments(DecisionsQuerySchema, location="query")
-    @blp.documented_response(200, DecisionListSchema)
+    @blp.arguments(s.DecisionsQuerySchema(), location="query")
+    @blp.response(200, s.DecisionListSchema)
     @blp.doc(operationId="getDecisions")
     @document_errors(401, 422, 429, 503)
-    def get(self) -> Response:
+    def get(self, query: dict[str, Any]) -> Response:
         """Decisions waiting for the bot, long-polling
 
         Every game and seat of the bot that must act now (its turn, or an answer to
@@ -331,7 +141,7 @@ class Decisions(MethodView):
         long-polls per token (`MAYI_MAX_WAITS_PER_CLIENT`: 429 beyond it), and
         only while it waits.
         """
-        wait, skip = _decisions_query()
+        wait, skip = query["wait"], query["skip"]
         token = bearer_token()
         settings = services().settings
         wait = min(wait, settings.max_wait_seconds)
@@ -356,29 +166,6 @@ class Decisions(MethodView):
             raise
         response.call_on_close(slot.give)
         return response
-
-
-#: A ``skip`` value the lean reading of the query takes as it is (a decision key is 16 of these).
-_LEAN_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-
-def _decisions_query() -> tuple[float, list[str]]:
-    """``wait`` and ``skip`` of a decisions poll, read leanly: a query of the common, valid
-    shape (at most one ``wait``, a plain number up to 60; ``skip`` values made of the
-    characters of a decision key; nothing else) is taken as it is, which is what the schema
-    would load it into; any other query goes through :class:`DecisionsQuerySchema`
-    (webargs), whose errors name the field. (The schema is what the OpenAPI document shows.)"""
-    req = request._get_current_object()  # type: ignore[attr-defined]
-    wait, skip = 0.0, []
-    for name, values in req.args.lists():
-        if name == "wait" and len(values) == 1 and s._DECIMAL.fullmatch(values[0]) and float(values[0]) <= 60:
-            wait = float(values[0])
-        elif name == "skip" and len(values) <= MAX_SKIP and all(_LEAN_KEY.fullmatch(v) for v in values):
-            skip = values
-        else:
-            query = StrictBlueprint.ARGUMENTS_PARSER.parse(DecisionsQuerySchema, req, location="query")
-            return query["wait"], query["skip"]
-    return wait, skip
 
 
 def _decisions_response(page: DecisionPage) -> Response:

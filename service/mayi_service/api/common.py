@@ -7,8 +7,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, NoReturn, TypeVar
 
 import flask
-import orjson
-from flask import current_app, request
+from flask import request
 from flask_smorest import Blueprint, abort
 from marshmallow import RAISE, missing
 from webargs.flaskparser import FlaskParser, is_json_request
@@ -16,7 +15,6 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from mayi_service.api.problems import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status
 from mayi_service.api.schemas import ProblemSchema
-from mayi_service.service import Service
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,12 +51,6 @@ def answers_decision() -> None:
     request.environ[DECISION] = True
 
 
-def services() -> Service:
-    """The app's :class:`~mayi_service.service.Service` (what the views use)."""
-    found: Service = current_app.extensions["mayi"]
-    return found
-
-
 def bearer_token() -> str | None:
     header = request.headers.get("Authorization")
     if header is None:
@@ -71,6 +63,12 @@ def bearer_token() -> str | None:
             {"WWW-Authenticate": 'Bearer realm="mayi"'},
         )
     return token.strip()
+
+
+def is_number(text: str) -> bool:
+    """A whole number in ASCII digits that fits an event or version number (``str.isdigit``
+    also accepts digits like "²" that ``int`` refuses)."""
+    return text.isascii() and text.isdigit() and len(text) <= 15
 
 
 #: The rate limits' header fields (draft-ietf-httpapi-ratelimit-headers-10), as the
@@ -161,13 +159,6 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _once(data: bytes, body: dict[str, Any]) -> bool:
-    """Whether each key of ``body`` (as orjson read ``data``: the last of keys named twice)
-    is written once in ``data``, so the body had no key twice; ``False`` (not known) for a
-    body with escapes, which could spell a key another way."""
-    return b"\\" not in data and all(data.count(b'"%s"' % key.encode()) == 1 for key in body)
-
-
 def _readable(req: flask.Request) -> None:
     """Refuse (415 ``unsupported_media_type``) a body in a form the service does not read:
     a ``Content-Encoding`` other than ``identity`` (with ``Accept-Encoding: identity``, RFC
@@ -213,19 +204,6 @@ class StrictParser(FlaskParser):
         "querystring": RAISE,
     }
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        #: One instance of each request schema class, reused (webargs would build one a request).
-        self._schemas: dict[type, Any] = {}
-
-    def _get_schema(self, argmap: Any, req: flask.Request) -> Any:
-        if isinstance(argmap, type):
-            found = self._schemas.get(argmap)
-            if found is None:
-                found = self._schemas[argmap] = super()._get_schema(argmap, req)
-            return found
-        return super()._get_schema(argmap, req)
-
     def _raw_load_json(self, req: flask.Request) -> Any:
         _readable(req)
         if not is_json_request(req):
@@ -255,64 +233,11 @@ class StrictParser(FlaskParser):
 
 
 class StrictBlueprint(Blueprint):
-    """The project's Blueprint: schemas' ``unknown=RAISE`` holds for every location with a body
-    or query, and the decorators that only document (``doc``, ``alt_response``) add no layer
-    that runs on every request (flask-smorest's wrap the view in a function of their own)."""
+    """The project's Blueprint: its parser reads JSON bodies strictly and refuses unknown query
+    parameters (:class:`StrictParser`)."""
 
     ARGUMENTS_PARSER = StrictParser()
 
-    def doc(self, **kwargs: Any) -> Callable[[F], F]:
-        return _doc_only(super().doc(**kwargs))
 
-    def alt_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
-        return _doc_only(super().alt_response(*args, **kwargs))
-
-    def documented_arguments(self, schema: Any, **kwargs: Any) -> Callable[[F], F]:
-        """``arguments`` for the documentation only: the view reads its body itself, with
-        :func:`read_arguments` (no webargs and flask-smorest layers around the view)."""
-        return _doc_only(super().arguments(schema, **kwargs))
-
-    def documented_response(self, *args: Any, **kwargs: Any) -> Callable[[F], F]:
-        """``response`` for the documentation only, for a view that returns a ``Response``
-        itself (flask-smorest's wrapper would only pass it through)."""
-        return _doc_only(super().response(*args, **kwargs))
-
-
-def read_arguments(schema: type, accept: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, Any]:
-    """The JSON body of the request as ``schema`` loads it, read leanly: a body that ``accept``
-    says is already what the schema would load it into (the common, valid shapes: strings
-    and booleans only) is taken as orjson reads it; any other body, or one orjson refuses,
-    goes through the strict JSON reader and the schema (webargs), whose errors name the field
-    (and which refuses a key written twice)."""
-    parser: StrictParser = StrictBlueprint.ARGUMENTS_PARSER
-    req = request._get_current_object()  # type: ignore[attr-defined]
-    _readable(req)
-    if accept is not None and is_json_request(req):
-        data = read_body(req)
-        try:
-            body = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            body = None
-        if type(body) is dict and accept(body) and _once(data, body):
-            return body
-    loaded: dict[str, Any] = parser.parse(schema, req, location="json")
-    return loaded
-
-
-def _doc_only(decorator: Callable[[Any], Any]) -> Callable[[F], F]:
-    """``decorator`` applied for the documentation it writes: the view keeps that
-    documentation (``_apidoc``) and is not wrapped."""
-
-    def apply(func: F) -> F:
-        def stand_in() -> None:  # pragma: no cover - never called
-            raise NotImplementedError
-
-        stand_in._apidoc = getattr(func, "_apidoc", {})  # type: ignore[attr-defined]
-        func._apidoc = decorator(stand_in)._apidoc  # type: ignore[attr-defined]
-        return func
-
-    return apply
-
-
-#: A blueprint never registered: its ``alt_response`` only writes documentation.
+#: A blueprint never registered: :func:`document_errors` documents with its ``alt_response``.
 _DOC = StrictBlueprint("mayi-doc", __name__)

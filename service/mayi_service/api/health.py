@@ -13,7 +13,8 @@ from prometheus_client.core import GaugeMetricFamily
 
 from mayi_engine import GameStatus
 from mayi_service.api import schemas as s
-from mayi_service.api.common import StrictBlueprint, document_errors, services
+from mayi_service.api.common import StrictBlueprint, document_errors
+from mayi_service.api.context import services
 from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.storage.connections import reachable
 

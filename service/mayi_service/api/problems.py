@@ -17,7 +17,7 @@ from redis.exceptions import AskError, ClusterError, RedisClusterException, TryA
 from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import MayIError
-from mayi_service.api.schemas import CARD_ERROR
+from mayi_service.api.schemas.fields import CARD_ERROR
 from mayi_service.problem_types import CONTENT_TYPE, PROBLEM_TYPE, Problem, for_status, of_engine
 from mayi_service.storage.repository import GameGone
 

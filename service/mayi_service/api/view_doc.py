@@ -161,7 +161,7 @@ def render(spec: dict[str, Any] | None = None) -> str:
     out = [
         "# The game view",
         "",
-        "<!-- Written by `mayi view-doc` from the service's schemas (service/mayi_service/api/schemas.py):",
+        "<!-- Written by `mayi view-doc` from the service's schemas (service/mayi_service/api/schemas/):",
         "     edit those, then run it; tests/service/contract/test_view_doc.py fails when this file is stale. -->",
         "",
         "`GET /v1/games/{game_id}` answers the game as the caller sees it (`GameView` in",

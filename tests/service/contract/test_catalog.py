@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import requests
+from registered_variants import serving_variant
 from servers import LiveServer
 
 import mayi_bots
-from mayi_engine import MAY_I, VARIANTS, Contract, RoundSpec, parse_card, register_variant
-from mayi_service.api.app import create_app
+from mayi_engine import MAY_I, VARIANTS, Contract, RoundSpec, parse_card
 from mayi_service.config import Settings
 
 TIMEOUT = 30
@@ -61,15 +61,8 @@ def test_every_variant_is_served_as_the_engine_declares_it(live_server: LiveServ
 def short_variant_server(settings: Settings) -> Iterator[str]:
     """The app, made after a short variant is registered, on a real socket (the registry is restored after)."""
     short = replace(MAY_I, name="short_test", title="Short", rounds=(RoundSpec(Contract(books=1, runs=0), 7),))
-    register_variant(short)
-    server = None
-    try:
-        server = LiveServer(create_app(settings))
-        yield server.url
-    finally:
-        if server is not None:
-            server.stop()
-        VARIANTS.pop(short.name, None)
+    with serving_variant(short, settings) as url:
+        yield url
 
 
 def test_a_registered_variant_is_served_too(short_variant_server: str) -> None:

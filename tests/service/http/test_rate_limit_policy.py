@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from http_moves import auth, move_request
 
-from mayi_service.api.app import create_app, policy_names
+from mayi_service.api.app import create_app
+from mayi_service.api.limits import policy_names
 from mayi_service.config import Settings
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 import requests
 from http_moves import auth, move_request
-from servers import LiveServer
+from registered_variants import serving_variant
 
-from mayi_engine import MAY_I, VARIANTS, Contract, OptionSpec, RoundSpec, register_variant
-from mayi_service.api.app import create_app
+from mayi_engine import MAY_I, Contract, OptionSpec, RoundSpec
 from mayi_service.config import Settings
 
 TIMEOUT = 30
@@ -37,15 +36,8 @@ MINI = replace(
 def mini_server(settings: Settings) -> Iterator[str]:
     """The app, created after ``MINI`` is registered, on a real socket; the registry is
     restored afterwards."""
-    register_variant(MINI)
-    server = None
-    try:
-        server = LiveServer(create_app(settings))
-        yield server.url
-    finally:
-        if server is not None:
-            server.stop()
-        VARIANTS.pop(MINI.name, None)
+    with serving_variant(MINI, settings) as url:
+        yield url
 
 
 def _acting_seat(view: dict[str, Any]) -> int:
