@@ -6,7 +6,8 @@ How it plays (docs/bots.md, "How ``expert`` plays", says more):
   the upcard as the draw, before it is down, when the card would help its plan: each
   claim costs penalty cards, the decision with the most at stake. Every other decision
   (a single legal move, a card that helps nothing, going down, laying off, discarding)
-  is ``strong``'s, at once. Two options (off by default): ``discards=True`` searches the
+  is ``strong``'s, at once, but for one change: in a round that must use every card (May
+  I's last) a seat well ahead dumps points (:data:`LEAD`). Two options (off by default): ``discards=True`` searches the
   discard too, among ``strong``'s closest picks; ``strong_playouts=True`` plays the seat's
   own moves in the playouts with ``strong``.
 * **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
