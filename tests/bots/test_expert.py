@@ -2,9 +2,9 @@
 
 ``expert`` plays the same moves for the same seed, finishes games in ``play_local`` and
 ``mayi simulate``, plays as a house bot of a real ``mayi serve`` (and takes the budget
-the service passes), and without the rules engine says so in one line; in May I's last round it dumps
-points only when it leads. ``greedy`` no
-longer hoards cards in May I's last round. (Strength: ``bench/bots.py``, never here.)"""
+the service passes), without the rules engine says so in one line, and in May I's last
+round dumps points only when it leads. ``greedy`` no longer hoards cards in May I's last
+round. (Strength: ``bench/bots.py``, never here.)"""
 
 from __future__ import annotations
 
