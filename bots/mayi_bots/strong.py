@@ -418,7 +418,7 @@ class StrongBot(Bot):
         (``fits``, ``feeding``), a joker kept."""
         variant = view.variant
         live = self._live(view)
-        point_weight = 0.15 + 1.2 * self._danger(view)
+        point_weight = self.point_weight(view)
         scored: list[tuple[float, int, str]] = []
         for c in cards:
             rest = list(hand)
@@ -433,6 +433,11 @@ class StrongBot(Bot):
             scored.append((score, -order(c), c))
         scored.sort()
         return scored
+
+    def point_weight(self, view: GameView) -> float:
+        """How much a card's points weigh in :meth:`discard_scores` (against 100 a card
+        its plan needs): a little, and more as an opponent gets close to going out."""
+        return 0.15 + 1.2 * self._danger(view)
 
     @staticmethod
     def _next_seat(view: GameView) -> int | None:

@@ -2,8 +2,9 @@
 
 ``expert`` plays the same moves for the same seed, finishes games in ``play_local`` and
 ``mayi simulate``, plays as a house bot of a real ``mayi serve`` (and takes the budget
-the service passes), and without the rules engine says so in one line. ``greedy`` no
-longer hoards cards in May I's last round. (Strength: ``bench/bots.py``, never here.)"""
+the service passes), without the rules engine says so in one line, and in May I's last
+round dumps points only when it leads. ``greedy`` no longer hoards cards in May I's last
+round. (Strength: ``bench/bots.py``, never here.)"""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from serving import Served, mayi_serve
 import mayi_bots
 from mayi_bots.expert import ExpertBot
 from mayi_bots.greedy import HAND_LIMIT
-from mayi_engine import Phase, get_rules, move_from_json, new_game, play
+from mayi_engine import Phase, from_json, get_rules, move_from_json, new_game, play, to_json
 from mayi_engine.simulate import next_seat
 from mayi_sdk import GameView, play_local
 from mayi_sdk.bot import as_legal_move, is_wait
@@ -169,3 +170,51 @@ def test_greedy_no_longer_hoards_cards_in_may_is_last_round() -> None:
             state, _ = play(state, seat, move_from_json({"type": answer.type, **answer.body}))
     # A claim keeps the hand within the limit; the turn's draw adds one before the discard.
     assert HAND_LIMIT <= most <= HAND_LIMIT + 1
+
+
+def _last_round_views(totals: list[int], games: int = 3) -> list[list[GameView]]:
+    """Seat 0's views in seeded May I round-7 deals of four ``strong`` bots, the totals set to ``totals``."""
+    out = []
+    for g in range(games):
+        key = hashlib.blake2b(f"lead/{g}".encode(), digest_size=32).digest()
+        data = to_json(new_game(get_rules("may_i"), ["a", "b", "c", "d"], key, start_round=7))
+        state = from_json({**data, "totals": totals})
+        bots = [mayi_bots.make("strong") for _ in range(4)]
+        views = []
+        while state.phase is not Phase.FINISHED:
+            seat = next_seat(state)
+            view = seat_view(state, seat)
+            if seat == 0:
+                views.append(view)
+            answer = as_legal_move(bots[seat].decide(view))
+            state, _ = play(state, seat, move_from_json({"type": answer.type, **answer.body}))
+        out.append(views)
+    return out
+
+
+def _discards(bot: Any, views: list[GameView]) -> list[str]:
+    """The card ``bot`` throws at each of ``views`` asking for a discard (fed every view in order, as in play)."""
+    picked = []
+    for view in views:
+        answer = bot.decide(view)
+        if not is_wait(answer) and as_legal_move(answer).type == "discard":
+            picked.append(str(as_legal_move(answer).body["card"]))
+    return picked
+
+
+def test_expert_dumps_points_in_may_is_last_round_only_when_it_leads() -> None:
+    from mayi_bots.cards import points
+
+    changed = 0
+    for totals, leads in (([100, 150, 140, 160], True), ([150, 100, 140, 160], False)):
+        for views in _last_round_views(totals):
+            strong = _discards(mayi_bots.make("strong"), views)
+            expert = _discards(ExpertBot(seed=1, budget=None, worlds=2), views)
+            assert len(expert) == len(strong)
+            differ = [(e, s) for e, s in zip(expert, strong, strict=True) if e != s]
+            if not leads:
+                assert differ == []  # behind: strong's discards
+            # Leading by 20 or more: where it leaves strong's discard, it throws more points.
+            assert all(points(e, "may_i") > points(s, "may_i") for e, s in differ), differ
+            changed += len(differ)
+    assert changed > 0
