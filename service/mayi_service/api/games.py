@@ -35,7 +35,7 @@ from mayi_service.play.games import AddressSlotsFull, ProcessSlotsFull, Viewer, 
 from mayi_service.server.deadlines import HangUp, address_key
 from mayi_service.storage import codec
 from mayi_service.storage.hub import WINDOW_EVENTS, SharedEvent
-from mayi_service.storage.repository import StreamSlotsFull
+from mayi_service.storage.leases import StreamSlotsFull
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,8 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
 * ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
   ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
-* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats. The
-  table's meta names them too (``bot_ids``), which is what a commit reads: the hash is read only
-  for a table whose meta was stored before bot ids were kept there.
+
+The table's meta names the bot in each bot seat (``bot_ids``): the bots a commit wakes.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
 :func:`seat_digest` of its id: a token rotation then changes one lookup key and leaves
@@ -55,8 +54,12 @@ from mayi_service.play.games import (
     new_token,
     token_hash,
 )
+from mayi_service.play.listeners import Commit
 from mayi_service.storage import codec
-from mayi_service.storage.repository import LEASE_LUA, Change, Committed, GameRecord, GameRepository, Wake
+from mayi_service.storage.followups import FollowUps
+from mayi_service.storage.leases import lease_script
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import GameRepository
 
 if TYPE_CHECKING:
     from mayi_service.server.deadlines import HangUp
@@ -69,57 +72,6 @@ SECRET_PREFIX = "whsec_"
 WAKE_KEEP = 100
 #: Game states a process keeps parsed for the decisions polls (see ``Bots._state``).
 STATES_KEPT = 64
-
-#: The wake of bots (KEYS: each bot's wake number, then its wake stream): all of a commit's
-#: in one call on a single Redis, one call a bot on a cluster (each bot's keys have their slot).
-_WAKE_SCRIPT = """
-for i = 1, #KEYS, 2 do
-  local n = redis.call('INCR', KEYS[i])
-  redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
-end
-return #KEYS / 2
-"""
-
-#: What a commit that wakes no bot wakes (:meth:`Bots.plan_wake`).
-_NOBODY = Wake("")
-
-#: A decisions poll's read on a single Redis, in one round trip (see ``Bots._poll_read``).
-#: KEYS[1]: the token lookup, read unless ARGV[1] names the bot (and its expiry refreshed
-#: to ARGV[2] seconds, 0: not). KEYS[2], with ARGV[3] 'take': a client's count of waiting
-#: polls, counted up unless that makes more than ARGV[4] (and set to expire in ARGV[5]
-#: seconds); with 'give': counted down. ARGV[6..8]: a bot key's head and the tails of its
-#: wake number and games keys; ARGV[9..10]: a game key's head and tail. Returns the bot
-#: id, its wake number, its games hash, each of those games' hashes and 1 if it took a
-#: slot; nil for an unknown token. The game keys are built here from the games hash (a
-#: single Redis lets a script name them; on a cluster they are in other slots).
-_POLL_SCRIPT = (
-    LEASE_LUA
-    + """
-local bot = ARGV[1]
-if bot == '' then
-  if ARGV[2] == '0' then
-    bot = redis.call('GET', KEYS[1])
-  else
-    bot = redis.call('GETEX', KEYS[1], 'EX', ARGV[2])
-  end
-  if not bot then return false end
-end
-local took = 0
-if ARGV[3] == 'take' then
-  took = take_lease(KEYS[2], ARGV[11], tonumber(ARGV[4]), tonumber(ARGV[5]))
-elseif ARGV[3] == 'give' then
-  redis.call('ZREM', KEYS[2], ARGV[11])
-end
-local head = ARGV[6] .. bot
-local seq = redis.call('GET', head .. ARGV[7]) or '0'
-local games = redis.call('HGETALL', head .. ARGV[8])
-local hashes = {}
-for i = 1, #games, 2 do
-  hashes[#hashes + 1] = redis.call('HGETALL', ARGV[9] .. games[i] .. ARGV[10])
-end
-return {bot, seq, games, hashes, took}
-"""
-)
 
 
 def new_secret() -> str:
@@ -204,8 +156,7 @@ class Bots:
         self.idle_ttl = idle_ttl
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
-        self._wake_script = self.r.register_script(_WAKE_SCRIPT)
-        self._poll_script = self.r.register_script(_POLL_SCRIPT)
+        self._poll_script = self.r.register_script(lease_script("poll"))
         #: The states :meth:`page` parsed last, by their JSON text, oldest first (see :meth:`_state`).
         self._states: dict[str, engine.State] = {}
         # The keys the poll script builds, cut where the bot id or game id goes.
@@ -229,8 +180,9 @@ class Bots:
     def token_key(self, digest: str) -> str:
         return self.repo.lookup_key("bot-token", digest)
 
-    def game_bots_key(self, game_id: str) -> str:
-        return f"{self.prefix}:{{{game_id}}}:bots"
+    def wake_keys(self, bot_id: str) -> tuple[str, str, str]:
+        """The keys ``wake.lua`` names for a bot: its wake number, wake stream and account hash."""
+        return self.wake_seq_key(bot_id), self.wake_key(bot_id), self.bot_key(bot_id)
 
     # -- accounts -------------------------------------------------------------
     def register(self, name: str, webhook_url: str | None) -> dict[str, Any]:
@@ -380,20 +332,12 @@ class Bots:
         pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
         if self.idle_ttl:
             pipe.expire(self.games_key(bot_id), self.idle_ttl)
-        pipe.hset(self.game_bots_key(game_id), str(seat), bot_id)
-        ttl = self.repo.waiting_ttl or self.repo.finished_ttl
-        if ttl:
-            pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
         # The seat's commit (which may have started the game) came before the bot's games were
         # written: wake it again, so that its poll sees this game.
-        self._wake([bot_id], game_id)
-        if self.deliveries is not None:
-            record = self.repo.load(game_id)
-            if record is not None and not record.meta.knows_bots:
-                # A table whose meta lacks some bot ids (stored before they were kept): the
-                # commit's hook read the seats before this one was written; deliver here.
-                self.deliveries.on_commit(record, {seat: bot_id}, None, None)
+        batch = self.repo.follow_ups()
+        batch.wake(self.wake_keys(bot_id), game_id, WAKE_KEEP, False)
+        batch.send()
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
@@ -474,16 +418,6 @@ class Bots:
     def wake_seq(self, bot_id: str) -> int:
         found = self.r.get(self.wake_seq_key(bot_id))
         return int(found) if found else 0
-
-    def _wake(self, bot_ids: list[str], game_id: str) -> None:
-        """Give each of ``bot_ids`` a wake entry for ``game_id`` (their waiting polls look again)."""
-        keys = [key for bot_id in bot_ids for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
-        if self.repo.single:
-            if keys:
-                self._wake_script(keys=keys, args=[game_id, WAKE_KEEP])
-            return
-        for i in range(0, len(keys), 2):
-            self._wake_script(keys=keys[i : i + 2], args=[game_id, WAKE_KEEP])
 
     def _poll_read(
         self, token: str, bot_id: str | None = None, slot: WaitSlot | None = None, op: str = ""
@@ -601,80 +535,36 @@ class Bots:
             raise
 
     # -- the commit listener -----------------------------------------------------
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: engine.State | None,
-        before_state: engine.State | None,
-        now: float,
-    ) -> None:
-        """The commit wakes the bots it gives a decision (:meth:`plan_wake`)."""
-        if change is not None:
-            change.wake = self.plan_wake(after, state, before_state, now)
+    def prepare(self, commit: Commit) -> None:
+        """Nothing before a commit: a bot that misses a wake finds its decision at its next poll."""
 
-    def committed(self, record: GameRecord, state: engine.State | None, committed: Committed | None) -> None:
-        """Wake the bots the commit did not wake itself, and deliver (:meth:`after_commit`)."""
-        self.after_commit(record, state, committed.woken if committed is not None else None)
-
-    def plan_wake(
-        self,
-        record: GameRecord,
-        state: engine.State | None = None,
-        before: engine.State | None = None,
-        now: float | None = None,
-    ) -> Wake | None:
-        """The wake of the bots of ``record`` that may have a decision now, for the commit that
-        makes ``record`` to do itself (``state``: the
-        record's engine state, if the caller has it): on a single Redis, for a table whose
-        meta names its bots, the commit script wakes them once it has written (a failed
-        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliveries` while it
-        is there. A game no bot sits at (most) costs nothing: no key joins the commit.
-        ``None`` (a cluster, or a meta from before bot ids were kept): :meth:`after_commit`
-        wakes them after the commit."""
-        meta = record.meta
-        if not meta.bot_seats:
-            return _NOBODY
-        if not self.repo.single or not meta.knows_bots:
+    def follow(self, commit: Commit, batch: FollowUps) -> Callable[[], None] | None:
+        """Wake the bots of the game that may have a decision now (:func:`waking_seats`): each
+        gets a wake entry (``wake.lua``, in ``batch``), so its waiting long-polls look again;
+        the seat on turn last (while the upcard is offered the others' answers come first:
+        Redis answers the woken readers in the order of the entries). Then hand the webhook
+        bots' decisions to :attr:`deliveries`, with the ``webhook_url``s the wakes read."""
+        record = commit.after
+        if not record.meta.bot_ids:
             return None
-        seats = waking_seats(record, state, before, now)
-        # The seat on turn last: while the upcard is offered the others' answers come first
-        # (Redis answers the woken readers in the order of the wake entries).
-        turn = state.turn if state is not None else -1
-        order = sorted(meta.bot_ids, key=lambda pair: (pair[0] == turn, pair[0]))
+        seats = waking_seats(record, commit.state, commit.before_state, commit.now)
+        turn = commit.state.turn if commit.state is not None else -1
+        order = sorted(record.meta.bot_ids, key=lambda pair: (pair[0] == turn, pair[0]))
         bots = list(dict.fromkeys(bot_id for seat, bot_id in order if seat in seats))
         if not bots:
-            return _NOBODY
-        keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
+            return None
         urls = self.deliveries is not None and record.status == GameStatus.PLAYING
-        return Wake(record.id, tuple(bots), keys, WAKE_KEEP, urls)
+        woken = {bot_id: batch.wake(self.wake_keys(bot_id), record.id, WAKE_KEEP, urls) for bot_id in bots}
+        if not urls:
+            return None
 
-    def after_commit(
-        self, record: GameRecord, state: engine.State | None = None, woken: dict[str, str | None] | None = None
-    ) -> None:
-        """Wake the bots of ``record`` that may have a decision now (called after every
-        commit of a game; ``state``: the record's engine state, if the caller has it): each
-        gets a wake entry, so its waiting long-polls look again; then hand them to
-        :attr:`deliveries`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
-        their ``webhook_url``, so only the deliveries are left to do; ``None``: wake them here,
-        one call per bot on a cluster (their keys live in their own slots)."""
-        if woken is not None:
-            if self.deliveries is not None and any(woken.values()):
-                seats = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in woken}
-                self.deliveries.on_commit(record, seats, state, woken)
-            return
-        seats = waking_seats(record, state)
-        if not seats:
-            return
-        if record.meta.knows_bots:
-            by_seat = dict(record.meta.bot_ids)
-        else:  # a meta stored before bot ids were kept
-            by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
-        by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
-        self._wake(sorted(set(by_seat.values())), record.id)
-        if self.deliveries is not None:  # webhook deliveries (mayi_service.bots.webhooks)
-            self.deliveries.on_commit(record, by_seat, state, None)
+        def deliver() -> None:
+            found = {bot_id: reply.value for bot_id, reply in woken.items()}
+            if self.deliveries is not None and any(found.values()):
+                by_seat = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in found}
+                self.deliveries.on_commit(record, by_seat, commit.state, found)
+
+        return deliver
 
 
 def seat_for_bot(registry: Bots, game_id: str, token: str | None) -> tuple[str, str, str] | None:

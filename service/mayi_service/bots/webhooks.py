@@ -72,7 +72,8 @@ from mayi_service.config import Settings
 from mayi_service.play.games import Viewer, game_view
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
-from mayi_service.storage.repository import GameRecord, GameRepository
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import GameRepository
 
 if TYPE_CHECKING:
     from mayi_service.bots.seats import Bots

@@ -58,7 +58,7 @@ from mayi_service.config import Settings
 from mayi_service.play.games import Games, Viewer, house_bot_name, new_id
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
-from mayi_service.storage.repository import GameRecord, TableMeta
+from mayi_service.storage.records import GameRecord, TableMeta
 
 if TYPE_CHECKING:
     from rq import Queue

@@ -1,14 +1,14 @@
 """Turn clocks: deadlines are enforced even when nobody calls.
 
-Three mechanisms, from fastest to safest:
+Four mechanisms, from fastest to safest:
 
 1. **Lazily**, on every request that acts on a game (``Games.act`` applies the
    timeouts that are due before the move).
 2. **One RQ job per game at its clock time.** The game hash holds ``clock_at``,
    the time of the one job that is the game's clock (its deadline, rounded up to
-   a whole second: RQ schedules in whole seconds). The commit script decides
-   atomically whether a commit must schedule: only when the new deadline comes
-   before the pending job, or when there is none or it is overdue. When a job
+   a whole second: RQ schedules in whole seconds). After each commit, :class:`Clock`
+   (a commit listener) claims the clock atomically (``clock_claim.lua``) only when the new
+   deadline comes before the pending job, or when there is none or it is overdue. When a job
    runs it first checks that it is still the game's clock (a job that an earlier
    deadline replaced does nothing); then it plays what is due and moves the clock
    to the game's current deadline, atomically again. So a game never has more
@@ -20,7 +20,8 @@ Three mechanisms, from fastest to safest:
    (:meth:`Clock.tick`; the timers of several workers share them, one claim per deadline).
    The RQ job that follows finds nothing due and moves the clock on.
 4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
-   few seconds (its job lost with a crashed worker) is taken over and run. It also queues
+   few seconds (its job lost with a crashed worker, or never queued: a process that died
+   right after a commit) is taken over and run. It also queues
    again the house-bot decisions whose job was lost (:mod:`mayi_service.bots.house`).
 """
 
@@ -45,10 +46,12 @@ from rq.scheduler import RQScheduler
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
-from mayi_engine.state import State
 from mayi_service.play.games import Games
+from mayi_service.play.listeners import Commit
 from mayi_service.storage.connections import UNREACHABLE, Outage
-from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, Change, Committed, GameRecord, GameRepository
+from mayi_service.storage.followups import FollowUps
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, GameRepository
 
 if TYPE_CHECKING:
     from mayi_service.bots.house import HouseBots
@@ -59,6 +62,14 @@ log = logging.getLogger(__name__)
 PRUNE_SECONDS = 60.0
 #: The RQ job of a game's clock (:func:`mayi_service.jobs.run_clock_job`).
 CLOCK_JOB = "mayi_service.jobs.run_clock_job"
+
+
+def clock_time(record: GameRecord) -> int | None:
+    """The time the clock job of ``record`` must run by (its deadline, rounded up to a whole
+    second: RQ schedules in whole seconds); ``None``: a game not in play, or with no deadline."""
+    if record.deadline is None or record.status != GameStatus.PLAYING:
+        return None
+    return math.ceil(record.deadline)
 
 
 def job_id(game_id: str, at: int) -> str:
@@ -91,39 +102,28 @@ class Clock:
         self.jobs: redis.Redis | None = jobs if jobs is not None else queue.connection if queue is not None else None
 
     # -- the commit listener ----------------------------------------------------
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: State | None,
-        before_state: State | None,
-        now: float,
-    ) -> None:
-        """A game's first clock (it starts) goes in the sweeper's index before the commit, so
-        that a process that dies between the commit and queueing the clock job leaves it to
-        the sweeper."""
-        if before is None:
-            if after.deadline is not None:
-                self.repo.index_clock(after.id, math.ceil(after.deadline))
-        elif change is not None and change.clock is not None and before.clock_at is None:
-            self.repo.index_clock(before.id, change.clock)
+    def prepare(self, commit: Commit) -> None:
+        """A game's first clock (it starts) goes in the sweeper's index before the commit: a
+        process that dies right after the commit leaves the game to the sweeper."""
+        want = clock_time(commit.after)
+        if want is not None and (commit.before is None or commit.before.clock_at is None):
+            self.repo.index_clock(commit.after.id, want)
 
-    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
-        """Schedule the clock job the commit script said the commit needs (a new table: claim its clock)."""
-        if committed is not None:
-            if committed.clock_at:
-                self.on_commit(record, committed.clock_at)
-            return
-        if record.status == GameStatus.PLAYING:
-            _, at = self.repo.claim_clock(record.id, None)
-            if at is not None:
-                self.on_commit(record, at)
+    def follow(self, commit: Commit, batch: FollowUps) -> Callable[[], None] | None:
+        """Claim the clock the commit's deadline needs (``clock_claim.lua``: only when it comes
+        before the pending job, or there is none, or it is lost), then schedule its job."""
+        after = commit.after
+        want = clock_time(after)
+        if want is None:
+            return None
+        claim = batch.claim_clock(self.repo.game_key(after.id), want, commit.now, CLOCK_GRACE_SECONDS)
 
-    def on_commit(self, record: GameRecord, at: int) -> None:
-        """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
-        and drop the job it replaces."""
-        self.schedule(record.id, at, replaces=record.clock_at)
+        def schedule() -> None:
+            if claim.value is not None:
+                at, previous = claim.value
+                self.schedule(after.id, at, replaces=previous)
+
+        return schedule
 
     def schedule(self, game_id: str, at: int, replaces: float | None = None) -> None:
         self.repo.index_clock(game_id, at)

@@ -8,7 +8,6 @@ call loads the game from Redis, and every change is one atomic commit.
 from __future__ import annotations
 
 import hashlib
-import math
 import secrets
 import threading
 import time
@@ -25,17 +24,11 @@ from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view, status
 from mayi_service.api.problems import Problem, ServiceError, from_engine
 from mayi_service.bots.decisions import decision_key
+from mayi_service.play.listeners import Commit, CommitListener
 from mayi_service.storage import codec
-from mayi_service.storage.repository import (
-    Change,
-    Committed,
-    GameGone,
-    GameRecord,
-    GameRepository,
-    StreamSlotsFull,
-    TableMeta,
-    VersionConflict,
-)
+from mayi_service.storage.leases import StreamSlotsFull
+from mayi_service.storage.records import Change, GameRecord, TableMeta
+from mayi_service.storage.repository import GameGone, GameRepository, VersionConflict
 
 MAX_ATTEMPTS = 100
 TOKEN_BYTES = 32
@@ -161,32 +154,6 @@ class SeatLookup(Protocol):
         ...
 
 
-class CommitListener(Protocol):
-    """A part told of every commit of a game (the clock, the bots' wakes, the house bots): it
-    plans its share of the commit before it is made, and is told once it is made.
-
-    ``before`` and ``change`` are ``None`` for a new table (:meth:`Games.open_table`);
-    ``state`` and ``before_state`` are the engine states of ``after`` and ``before`` when the
-    committing step has them (else ``None``)."""
-
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: State | None,
-        before_state: State | None,
-        now: float,
-    ) -> None:
-        """Before the commit: add to ``change`` what the commit writes for this part."""
-        ...
-
-    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
-        """After the commit that made ``record`` (``committed``: what the commit script answered;
-        ``None`` for a new table)."""
-        ...
-
-
 class Games:
     """The game operations of the API (``/v1/games``), over one :class:`GameRepository`.
 
@@ -289,11 +256,11 @@ class Games:
                 "filled expires",
                 limit=limit,
             )
+        commit = Commit(None, record, None, state, None, now)
         for listener in self.listeners:
-            listener.plan_commit(None, record, None, state, None, now)
+            listener.prepare(commit)
         self.repo.create(record, tokens, events, meta.created_at)
-        for listener in self.listeners:
-            listener.committed(record, state, None)
+        self._follow(commit)
         return record
 
     def _start(self, meta: TableMeta, now: float) -> tuple[State, list[engine.Event]]:
@@ -354,7 +321,7 @@ class Games:
                 state, events = self._start(meta, now)
                 started, updated = self._state_change(record, state, events, now, meta)
                 change.fields.update(started.fields)
-                change.events, change.clock = started.events, started.clock
+                change.events = started.events
             return Update(change, updated, (updated, chosen, token), state=state)
 
         return self.update(game_id, step)
@@ -401,14 +368,15 @@ class Games:
         state: State | None = None,
         before_state: State | None = None,
     ) -> None:
-        """Commit ``change`` over ``before``; then keep the indexes, the archive and the clock in step
-        (``state``: the engine state of ``after``, ``before_state``: that of ``before``, if the
-        caller has them, for the commit hooks)."""
+        """Commit ``change`` over ``before``, told to the listeners; keep the indexes and the
+        archive in step (``state``: the engine state of ``after``, ``before_state``: that of
+        ``before``, if the caller has them)."""
         if before.status != after.status or after.status == GameStatus.WAITING:
             change.expire = self.repo.ttl_for(after.status)  # retention follows the status
+        commit = Commit(before, after, change, state, before_state, now)
         for listener in self.listeners:
-            listener.plan_commit(before, after, change, state, before_state, now)
-        committed = self.repo.commit(before.id, before.version, change, now)
+            listener.prepare(commit)
+        self.repo.commit(before.id, before.version, change)
         if before.status != after.status:
             self.repo.index(after, before.status)
         if after.status == GameStatus.FINISHED and before.status != GameStatus.FINISHED:
@@ -417,8 +385,24 @@ class Games:
             # (A play-out goes on at once: its rounds are archived at the next round end the
             # clock waits for, or at the game's end, in one go instead of once a round.)
             self.repo.archive_events(after.id, final=False)
-        for listener in self.listeners:
-            listener.committed(after, state, committed)
+        self._follow(commit)
+
+    def _follow(self, commit: Commit) -> None:
+        """After a commit: every listener's follow-ups, their scripts in one round trip. Each
+        listener's rest runs though another's failed; the first failure is raised after."""
+        batch = self.repo.follow_ups()
+        rest = [listener.follow(commit, batch) for listener in self.listeners]
+        batch.send()
+        failed: Exception | None = None
+        for then in rest:
+            if then is None:
+                continue
+            try:
+                then()
+            except Exception as exc:  # the others still run; their recovery covers this one's
+                failed = failed or exc
+        if failed is not None:
+            raise failed
 
     # -- reading ------------------------------------------------------------
     def load(self, game_id: str) -> GameRecord:
@@ -668,7 +652,6 @@ class Games:
                 "at_once": "1" if due is not None and due <= now else "",
             },
             events=self._stamp(events, record.seq, now),
-            clock=None if due is None or game_status != GameStatus.PLAYING else math.ceil(due),
             round_ended=any(e.type == "round_ended" for e in events),
         )
         updated = GameRecord(
