@@ -31,7 +31,7 @@ from mayi_service.api.schemas import (
     union2properties,
 )
 from mayi_service.config import CORS_EXPOSED_HEADERS, Settings
-from mayi_service.play.games import token_hash
+from mayi_service.play.tables import token_hash
 from mayi_service.service import Service
 from mayi_service.storage.connections import COMMAND_TIMEOUT, MAX_CONNECTIONS, is_cluster_url
 from mayi_service.web import blp as _web_blp

@@ -14,7 +14,8 @@ from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors, services
 from mayi_service.api.games import WAITS, client_key, slot_errors, waiting_slot
 from mayi_service.bots import webhooks
-from mayi_service.bots.seats import Bots, DecisionPage
+from mayi_service.bots.polls import DecisionPage
+from mayi_service.bots.seats import Bots
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
 

@@ -31,7 +31,9 @@ from mayi_service.api.problems import CONTENT_TYPE, Problem, ServiceError
 from mayi_service.bots.decisions import KEY_PREFIX
 from mayi_service.bots.seats import seat_for_bot
 from mayi_service.play import games as model
-from mayi_service.play.games import AddressSlotsFull, ProcessSlotsFull, Viewer, token_hash
+from mayi_service.play.slots import AddressSlotsFull, ProcessSlotsFull
+from mayi_service.play.tables import token_hash
+from mayi_service.play.views import Viewer
 from mayi_service.server.deadlines import HangUp, address_key
 from mayi_service.storage import codec
 from mayi_service.storage.hub import WINDOW_EVENTS, SharedEvent

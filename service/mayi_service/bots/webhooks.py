@@ -69,7 +69,7 @@ from mayi_service.api.problems import ServiceError
 from mayi_service.bots.decisions import decision_entry, decision_key
 from mayi_service.bots.seats import bot_key, sign
 from mayi_service.config import Settings
-from mayi_service.play.games import Viewer, game_view
+from mayi_service.play.views import Viewer, game_view
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
 from mayi_service.storage.records import GameRecord

@@ -55,7 +55,9 @@ from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.bots.house import house_answer
 from mayi_service.bots.seats import Bots, seat_digest
 from mayi_service.config import Settings
-from mayi_service.play.games import Games, Viewer, house_bot_name, new_id
+from mayi_service.play.games import Games
+from mayi_service.play.tables import house_bot_name, new_id
+from mayi_service.play.views import Viewer
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
 from mayi_service.storage.records import GameRecord, TableMeta

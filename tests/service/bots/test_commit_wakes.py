@@ -27,7 +27,8 @@ from serving import redis_process, wait_until
 
 from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.play.games import Update, token_hash
+from mayi_service.play.steps import Update
+from mayi_service.play.tables import token_hash
 from mayi_service.storage.records import Change
 
 #: Cap of every wait (a loaded CI machine); nothing asserts on time.
