@@ -188,30 +188,13 @@ class Polls:
         hangup: HangUp | None = None,
     ) -> DecisionPage:
         """The decisions poll of the bot whose token is ``token`` (401 if it is none): the
-        decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
-        seconds for one. Also returns early when the bot's last game ends (no games left:
-        nothing will come). A skipped decision whose claim window closes on the clock
-        meanwhile (which changes its legal moves, and so its key, with no commit) is
-        looked at again when it closes.
-
-        ``slot``: the caller's waiting slot (the client's limit on waiting polls, counted
-        in Redis, and the process's), held while the poll waits; its errors
-        (:class:`~mayi_service.play.games.StreamSlotsFull`, ...) are raised only when the poll
-        has to wait, so a poll that can answer at once is never refused (nor one woken for
-        nothing that waits again: it waits with no slot if none is free then). The slot is given
-        back in the read that follows the wait, or, if the poll answers with it still held
-        (it found a decision at once), by the caller after the answer is sent
-        (``slot.held``): so nothing lies between the page and the answer.
-
-        Round trips on a single Redis: one before a poll answers that finds a decision at
-        once (the token lookup, the slot's count, the wake number, the games and their
-        hashes: one script, since almost every poll of a bot waits, the slot is taken
-        there at once rather than in a round trip of its own once the poll knows it must
-        wait), and one after a wake (the same read, which also gives the slot back). A
-        client that hangs up mid-wait holds its slot until the wait ends (a wake, or
-        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.server.deadlines.HangUp`), at
-        once, and the poll answers nothing (nobody reads it). On a cluster, separate calls
-        (see :meth:`_poll_read`)."""
+        decisions waiting now (but those in ``skip``); with none, wait up to ``wait`` seconds
+        for one, or until the bot's last game ends, or (``hangup``) the client hangs up, when
+        it answers nothing. A skipped decision whose claim window closes meanwhile is looked
+        at again then. ``slot``, the caller's waiting slot, is held only while the poll waits
+        (its errors are raised only then), given back in the read after the wait, or by the
+        caller once the answer is sent (``slot.held``). One round trip before the answer, one
+        after each wake, on a single Redis (docs/decisions/0011-bot-decision-round-trips.md)."""
         if not is_bot_token(token):
             self.require(token)  # raises: no token, or not a bot token
         take = slot is not None and wait > 0 and slot.take_process()

@@ -15,7 +15,7 @@ from mayi_engine.rules import Rules, get_rules
 from mayi_engine.state import GameStatus, State
 from mayi_service.api.problems import Problem, ServiceError, from_engine
 from mayi_service.play.listeners import Commit, CommitListener
-from mayi_service.play.steps import Update, state_change
+from mayi_service.play.steps import Update, stamp, state_change
 from mayi_service.storage import codec
 from mayi_service.storage.records import Change, GameRecord, TableMeta
 from mayi_service.storage.repository import GameRepository
@@ -132,7 +132,7 @@ class Seating:
             record.state = codec.dump_state(state)
             record.status = GameStatus.PLAYING
             record.deadline = engine.deadline(state)
-            events = self._stamp(engine_events, 0, now)
+            events = stamp(engine_events, 0, now)
             record.seq = len(events)
         limit = self.max_open_per_owner
         if owner is not None and limit and not self.repo.add_open_table(owner, game_id, limit, now):
