@@ -22,7 +22,7 @@ from mayi_service.play.listeners import Commit, CommitListener
 from mayi_service.play.slots import ProcessSlots, WaitSlot
 from mayi_service.play.steps import Played, Update, state_change
 from mayi_service.play.tables import Seating, token_hash
-from mayi_service.play.views import Viewer, game_view, visible
+from mayi_service.play.views import Reading, Viewer, visible
 from mayi_service.storage import codec
 from mayi_service.storage.records import Change, GameRecord
 from mayi_service.storage.repository import GameGone, GameRepository, VersionConflict
@@ -40,7 +40,7 @@ class SeatLookup(Protocol):
         ...
 
 
-class Games(Seating):
+class Games(Seating, Reading):
     """The game operations of the API (``/v1/games``), over one :class:`GameRepository`.
 
     ``seats``: who holds a bearer token's seat (default: the token's own digest in the game's
@@ -148,45 +148,6 @@ class Games(Seating):
                 failed = failed or exc
         if failed is not None:
             raise failed
-
-    # -- reading ------------------------------------------------------------
-    def load(self, game_id: str) -> GameRecord:
-        """The game; :class:`GameGone` if there is none."""
-        record = self.repo.load(game_id)
-        if record is None:
-            raise GameGone(game_id)
-        return record
-
-    def viewer(self, game_id: str, token: str | None, *, required: bool = False) -> Viewer:
-        """Who holds ``token`` at this game (``required``: a seat token must be given)."""
-        return self.load_as(game_id, token, required=required)[1]
-
-    def load_as(self, game_id: str, token: str | None, *, required: bool = False) -> tuple[GameRecord, Viewer]:
-        """The game and who is asking (one round trip to Redis).
-
-        No token: a spectator (or 401 when ``required``); a token that holds no seat
-        at this game: 403.
-        """
-        if not token:
-            if required:
-                raise ServiceError(
-                    Problem.UNAUTHORIZED,
-                    "This action needs a seat token: send 'Authorization: Bearer <token>'",
-                    {"WWW-Authenticate": 'Bearer realm="mayi"'},
-                )
-            return self.load(game_id), Viewer(None)
-        record, seat = self.load_with_seat(game_id, token)  # (a bot token: its bot's seat)
-        if record is None:
-            raise GameGone(game_id)
-        if seat is None:
-            raise ServiceError(Problem.FORBIDDEN, f"This token holds no seat at game {game_id}")
-        return record, Viewer(seat)
-
-    def view(
-        self, record: GameRecord, viewer: Viewer, now: float | None = None, state: State | None = None
-    ) -> dict[str, Any]:
-        """The caller's view of a game (``state``: the record's state, if already parsed)."""
-        return game_view(record, viewer, self.clock() if now is None else now, state)
 
     # -- acting -------------------------------------------------------------
     def act(
@@ -374,25 +335,6 @@ class Games(Seating):
         except (GameGone, ServiceError):  # gone, or too busy: the next job or the sweeper tries again
             return False
 
-    def list_games(self, status: str | None, variant: str | None, page: int, size: int) -> dict[str, Any]:
-        """One page of tables, newest first, filtered by status and variant."""
-        statuses = [status] if status else list(GameStatus)
-        ids, total = self.repo.list_ids(statuses, variant, (page - 1) * size, size)
-        games = [
-            {
-                "id": r.id,
-                "variant": r.meta.variant,
-                "status": r.status,
-                "seats": r.meta.seats,
-                "names": list(r.meta.names),
-                "rated": r.meta.rated,
-                "created_at": r.meta.created_at,
-                "version": r.version,
-            }
-            for r in self.repo.load_many(ids)
-        ]
-        return {"games": games, "page": page, "page_size": size, "total": total}
-
     # -- events -------------------------------------------------------------
     def events(
         self, game_id: str, viewer: Viewer, after: int, wait: float, gone: Callable[[], bool] | None = None
@@ -405,22 +347,6 @@ class Games(Seating):
             if wait > 0 and record.status != GameStatus.FINISHED:
                 found = self.repo.wait_events(game_id, after, int(wait * 1000), gone=gone)
         return [visible(e, viewer.seat) for e in found]
-
-    def replay(self, game_id: str) -> dict[str, Any]:
-        record = self.load(game_id)
-        if record.status != GameStatus.FINISHED or record.state is None:
-            raise ServiceError(Problem.GAME_NOT_FINISHED, f"Game {game_id} is not over: the replay opens when it ends")
-        state = codec.load_state(record.state)
-        events = self.repo.events_after(game_id, 0, count=1_000_000)
-        return {
-            "id": game_id,
-            "variant": record.meta.variant,
-            "options": record.meta.options,
-            "names": list(record.meta.names),
-            "seed": state.seed.hex(),
-            "totals": list(state.totals),
-            "events": events,
-        }
 
     def wait_slot(
         self,
