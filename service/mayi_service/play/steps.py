@@ -22,7 +22,7 @@ class Update(Generic[T]):
     record it read, the record that makes, what to answer once committed (``result``),
     and an error to raise once committed (``error``: a move refused after the timeouts
     that were due, which are kept). ``state``: the engine state of ``after``, when the
-    step has it (the commit hooks then need not parse it again)."""
+    step has it (the commit listeners then need not parse it again)."""
 
     change: Change
     after: GameRecord

@@ -118,8 +118,8 @@ class Seating:
         self, meta: TableMeta, tokens: dict[str, int], *, game_id: str | None = None, owner: str | None = None
     ) -> GameRecord:
         """Store a new table of ``meta`` whose seats' token digests are ``tokens`` (digest →
-        seat), dealt at once when every seat is taken, with its clock and the commit hooks
-        run as after any commit. ``game_id``: the table's id (default: a fresh random one);
+        seat), dealt at once when every seat is taken, told to the commit listeners as any
+        commit is. ``game_id``: the table's id (default: a fresh random one);
         ``owner`` (the client address) may have at most ``max_open_per_owner`` open tables
         (409 ``too_many_open_tables``). (:meth:`create` for the API; the ladder's matches.)"""
         game_id = game_id or new_id()
