@@ -625,7 +625,7 @@ def _tables(url: str, prefix: str) -> Any:
 
 def play_simple(tables: Any, seed_hex: str) -> tuple[str, int]:
     """One game to the end with the HTTP clients' policy; returns its id and actions."""
-    from mayi_service.play.games import Viewer
+    from mayi_service.play.views import Viewer
 
     record, issued = tables.create(create_body(seed_hex))
     tokens = {s["seat"]: s["token"] for s in issued}

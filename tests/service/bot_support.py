@@ -155,8 +155,8 @@ def bot_must_act(app: Any, game_id: str) -> bool:
 
 
 def bot_of(app: Any, game_id: str) -> str:
-    bots = app.extensions["mayi"].bots
-    return str(bots.r.hget(bots.game_bots_key(game_id), "0").decode())
+    record = app.extensions["mayi"].games.load(game_id)
+    return str(dict(record.meta.bot_ids)[0])
 
 
 #: A decisions poll's own HTTP timeout beyond its wait, and the clocks of a table that waits.

@@ -11,7 +11,8 @@ from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_to
 from mayi_service.api.context import services
 from mayi_service.api.schemas import bots as s
 from mayi_service.api.waiting import WAITS, client_key, slot_errors, waiting_slot
-from mayi_service.bots.seats import Bots, DecisionPage
+from mayi_service.bots.polls import DecisionPage
+from mayi_service.bots.seats import Bots
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
 

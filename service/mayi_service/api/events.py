@@ -20,8 +20,9 @@ from mayi_service.api.context import services
 from mayi_service.api.games import blp
 from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.api.waiting import STREAMS, WAITS, client_key, give, slot_errors, waiting, waiting_slot
-from mayi_service.play import games as model
-from mayi_service.play.games import Viewer
+from mayi_service.play.games import Games, Viewer
+from mayi_service.play.slots import WaitSlot
+from mayi_service.play.views import visible
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
 from mayi_service.storage.hub import WINDOW_EVENTS, SharedEvent
@@ -131,14 +132,14 @@ class EventStream(MethodView):
 
 
 def _sse(
-    games: model.Games,
+    games: Games,
     game_id: str,
     viewer: Viewer,
     after: int,
     max_seconds: float,
     heartbeat: float,
     pace: float,
-    slot: model.WaitSlot,
+    slot: WaitSlot,
     hangup: HangUp,
 ) -> Iterator[str | bytes]:
     """The stream's text: events as they come, a keep-alive at each ``heartbeat``, which also
@@ -230,7 +231,7 @@ LAST_EVENT = GameEnded.type
 
 
 def _event_text(event: dict[str, Any]) -> str:
-    """One event of a stream, as the viewer may see it (:func:`model.visible`)."""
+    """One event of a stream, as the viewer may see it (:func:`visible`)."""
     return f"id: {event['seq']}\nevent: {event['type']}\ndata: {codec.dump(event)}\n\n"
 
 
@@ -242,5 +243,5 @@ def _frame(shared: SharedEvent, seat: int | None) -> bytes:
     own = seat if seat is not None and "private" in event and event.get("seat") == seat else None
     text: bytes | None = shared.derived.get(("sse", own))
     if text is None:
-        text = shared.derived[("sse", own)] = _event_text(model.visible(event, own)).encode()
+        text = shared.derived[("sse", own)] = _event_text(visible(event, own)).encode()
     return text

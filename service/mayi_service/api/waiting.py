@@ -13,10 +13,10 @@ from flask import request
 
 from mayi_service.api.context import services
 from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.play import games as model
-from mayi_service.play.games import AddressSlotsFull, ProcessSlotsFull, token_hash
+from mayi_service.play.games import token_hash
+from mayi_service.play.slots import AddressSlotsFull, ProcessSlotsFull, WaitSlot
 from mayi_service.server.deadlines import address_key
-from mayi_service.storage.repository import StreamSlotsFull
+from mayi_service.storage.leases import StreamSlotsFull
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ STREAMS = Kind("open event streams", "MAYI_MAX_STREAMS_PER_CLIENT", "; close one
 WAITS = Kind("long-polls waiting", "MAYI_MAX_WAITS_PER_CLIENT", "", "1")
 
 
-def waiting_slot(client: str, per_client: int, seconds: float) -> model.WaitSlot:
+def waiting_slot(client: str, per_client: int, seconds: float) -> WaitSlot:
     """A waiting slot of ``client`` (a token, or an address) whose lease lasts ``seconds``
     (and a margin), counted against this process and the request's address (not taken yet)."""
     settings = services().settings
@@ -49,7 +49,7 @@ def waiting_slot(client: str, per_client: int, seconds: float) -> model.WaitSlot
     )
 
 
-def give(slot: model.WaitSlot) -> None:
+def give(slot: WaitSlot) -> None:
     """Give ``slot`` back as a stream ends; with the game store down, its lease is left to expire."""
     try:
         slot.give()

@@ -2,17 +2,16 @@
 
 A table asks for one with ``POST /v1/games/{id}/seats`` and ``{"house_bot": "greedy"}``; the
 seat's bot name is kept in the table's meta (``house_bots``). After every commit of a playing
-game where a house seat must decide, :meth:`HouseBots.after_commit` queues one job
+game where a house seat must decide, :class:`HouseBots` (a commit listener) queues one job
 (:func:`mayi_service.jobs.run_house_job`) on the jobs queue. The job loads the game, lets the first house seat
 that must decide (a pending claimant before the player whose turn it is, as at a real table)
 answer through the same engine call as an action, and commits with a version check. That
 commit queues the next job, so house seats play one decision per job until a person must act.
 
 Nothing is lost when a job is (docs/decisions/0003-house-bots-redriven.md): the commit that
-gives a house seat its decision also makes the game due, :data:`LEASE_SECONDS` later, in the
-house due-set (:meth:`~mayi_service.storage.repository.GameRepository.house_due_key`; in the commit
-script itself on a single Redis, right before the job is queued on a cluster), and the
-commit that gives none drops it. The sweeper of every game worker (:meth:`HouseBots.redrive`)
+gives a house seat its decision makes the game due, :data:`LEASE_SECONDS` later, in the
+house due-set (:meth:`~mayi_service.storage.indexes.Indexes.house_due_key`) before it is
+committed, and the commit that gives none drops it after. The sweeper of every game worker (:meth:`HouseBots.redrive`)
 queues a job again for each game overdue there (the job was lost with Redis, or its worker
 died), and makes it due again a lease later. A job for an old version does nothing (a newer
 commit queued its own), a lost race is left to the job of the commit that won, and every
@@ -27,15 +26,19 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, move_from_json, pending_claimants, to_act
 from mayi_engine.state import State
 from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.play.games import Games, Viewer, game_view
+from mayi_service.play.games import Games
+from mayi_service.play.listeners import Commit
+from mayi_service.play.views import Viewer, game_view
 from mayi_service.storage import codec
-from mayi_service.storage.repository import Change, Committed, GameRecord, GameRepository, Wake
+from mayi_service.storage.followups import FollowUps
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import GameRepository
 
 if TYPE_CHECKING:
     from rq import Queue
@@ -60,9 +63,9 @@ def job_id(game_id: str, version: int) -> str:
     return f"house-{game_id}-{version}"
 
 
-def _redrive_id(game_id: str, lease: float) -> str:
-    """The job the sweeper queues again for ``game_id``: one per lease."""
-    return f"house-{game_id}-again-{int(lease * 1000)}"
+def _redrive_id(game_id: str, version: int | None, lease: float) -> str:
+    """The job the sweeper queues again for ``game_id`` at ``version``: one per lease."""
+    return f"house-{game_id}-{version}-again-{int(lease * 1000)}"
 
 
 class HouseBots:
@@ -97,61 +100,39 @@ class HouseBots:
             )
 
     # -- the commit listener ---------------------------------------------------
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: State | None,
-        before_state: State | None,
-        now: float,
-    ) -> None:
-        """The commit's wake with this game's house due-set entry (:meth:`plan`)."""
-        if change is not None:
-            change.wake = self.plan(after, state, now, change.wake)
+    def prepare(self, commit: Commit) -> None:
+        """Before a commit after which a house seat must decide: make the game due in the house
+        due-set a lease from now, so that a process that dies right after the commit (before
+        queueing the job) leaves the decision to the sweeper (:meth:`redrive`)."""
+        if self._must_decide(commit):
+            self.repo.set_house_due(commit.after.id, commit.after.version, commit.now + LEASE_SECONDS)
 
-    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
-        """Queue the house job the commit calls for (:meth:`after_commit`)."""
-        self.after_commit(record, state, in_commit=committed is not None and committed.woken is not None)
+    def follow(self, commit: Commit, batch: FollowUps) -> Callable[[], None] | None:
+        """After the commit: drop the version it replaced from the due-set (in ``batch``), then
+        queue the house job when a house seat must decide."""
+        after = commit.after
+        if not self._ours(after):
+            return None
+        if commit.before is not None:
+            self.repo.drop_house_due(after.id, commit.before.version, batch)
+        return partial(self.enqueue, after) if self._must_decide(commit) else None
 
     def _ours(self, record: GameRecord) -> bool:
         """A table whose house seats this player plays (a ladder match's are its match job's,
         :mod:`mayi_service.ladder.matches`)."""
         return bool(record.meta.house_bots) and self.queue is not None and not record.meta.ladder
 
-    def _must_decide(self, record: GameRecord, state: State | None, now: float) -> bool:
-        if record.status != GameStatus.PLAYING or record.state is None:
+    def _must_decide(self, commit: Commit) -> bool:
+        """Must a house seat of ours decide after ``commit``?"""
+        record = commit.after
+        if not self._ours(record) or record.status != GameStatus.PLAYING or record.state is None:
             return False
-        if state is None:
-            state = codec.load_state(record.state)
-        return self._deciding(record, state, now) is not None
+        state = commit.state if commit.state is not None else codec.load_state(record.state)
+        return self._deciding(record, state, commit.now) is not None
 
-    def plan(self, record: GameRecord, state: State | None, now: float, wake: Wake | None) -> Wake | None:
-        """The commit's ``wake`` (:meth:`mayi_service.bots.seats.Bots.plan_wake`'s), with the game's
-        house due-set entry for the commit making ``record`` to write itself: due a lease from
-        ``now`` when a house seat must decide, else dropped. Unchanged for a game without
-        house seats, and when the commit cannot write it (``wake`` ``None``: a cluster, an old
-        meta): :meth:`after_commit` then does."""
-        if wake is None or not self.repo.single or not self._ours(record):
-            return wake
-        due = now + LEASE_SECONDS if self._must_decide(record, state, now) else 0.0
-        return replace(wake, house=due)
-
-    def after_commit(self, record: GameRecord, state: State | None = None, in_commit: bool = False) -> None:
-        """Queue a house job for ``record`` when it is a playing game where a house seat must
-        decide now (``state``: the record's engine state, if the caller has it), first making
-        the game due in the house due-set unless the commit did (``in_commit``, see
-        :meth:`plan`). A commit after which only people (or outside bots) may act queues
-        nothing: the commit that gives a house seat its next decision (a person's move, the
-        clock's) queues the job."""
-        if not self._ours(record):
-            return
-        now = self.clock()
-        if not self._must_decide(record, state, now):
-            return
+    def enqueue(self, record: GameRecord) -> None:
+        """Queue the house job of ``record``'s version (the game is due already: :meth:`prepare`)."""
         assert self.queue is not None
-        if not (in_commit and self.repo.single):
-            self.repo.set_house_due(record.id, now + LEASE_SECONDS)
         self.queue.enqueue(
             HOUSE_JOB,
             record.id,
@@ -169,12 +150,12 @@ class HouseBots:
         now = self.clock()
         lease = now + LEASE_SECONDS
         overdue = self.repo.take_house_due(now, lease)
-        for game_id in overdue:
+        for game_id, version in overdue:
             self.queue.enqueue(
                 HOUSE_JOB,
                 game_id,
-                None,
-                job_id=_redrive_id(game_id, lease),
+                version,
+                job_id=_redrive_id(game_id, version, lease),
                 result_ttl=0,
                 failure_ttl=3600,
             )
@@ -185,35 +166,33 @@ class HouseBots:
     # -- the job ---------------------------------------------------------------
     def play(self, games: Games, game_id: str, version: int | None) -> bool:
         """Play one decision of a house seat of ``game_id`` at ``version`` through ``games``
-        (``None``: the version it is at, a job the sweeper queued again). True if one was
-        played. A decision that is not played at the game's version (none is due, the bot
-        waits or fails) leaves the house due-set, unless a commit meanwhile made it due again."""
+        (``None``: the version it is at, a re-driven entry from before entries had a version).
+        True if one was played. A version whose decision is not played (the game moved on or
+        is gone, none is due, the bot waits or fails) leaves the house due-set."""
         record = self.repo.load(game_id)
-        if record is None:  # gone: nothing to play
-            self.repo.drop_house_due(game_id, None)
+        if record is None or (version is not None and record.version != version):
+            self.repo.drop_house_due(game_id, version)  # gone, or a newer commit queued its own job
             return False
-        if version is not None and record.version != version:
-            return False  # a newer commit queued its own job
         if record.status != GameStatus.PLAYING or record.state is None:
-            self.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, version)
             return False
         state = codec.load_state(record.state)
         now = self.clock()
         seat = self._deciding(record, state, now)
         if seat is None:
-            self.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, version)
             return False
         view = game_view(record, Viewer(seat), now, state)
         bot = self._bot(record, seat)
         try:
             answer = house_answer(bot, view, state, seat)
             if answer is None:  # it waits: the next commit (an answer, the window's clock) asks again
-                self.repo.drop_house_due(game_id, record.version)
+                self.repo.drop_house_due(game_id, version)
                 return False
             move = move_from_json(answer)
         except Exception:  # a reference bot's bug must not stop the table: the clock plays
             log.exception("house bot %s at game %s seat %d", record.meta.house_bot(seat), game_id, seat)
-            self.repo.drop_house_due(game_id, record.version)
+            self.repo.drop_house_due(game_id, version)
             return False
         return games.play_for_seat(record, seat, move) is not None
 

@@ -12,9 +12,8 @@ Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluste
   through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
 * ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
   ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
-* ``<prefix>:{<game_id>}:bots`` — hash seat → bot id, for the games that have bot seats. The
-  table's meta names them too (``bot_ids``), which is what a commit reads: the hash is read only
-  for a table whose meta was stored before bot ids were kept there.
+
+The table's meta names the bot in each bot seat (``bot_ids``): the bots a commit wakes.
 
 A bot's seats hold, in the game's token map, not the bot token's hash but
 :func:`seat_digest` of its id: a token rotation then changes one lookup key and leaves
@@ -28,98 +27,28 @@ as well, play any game. The secret is shown to the bot only at registration and 
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import hmac
 import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 import redis
 
 import mayi_engine as engine
-from mayi_engine.state import GameStatus
 from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.bots.decisions import decision_entry, decision_key
-from mayi_service.play.games import (
-    AddressSlotsFull,
-    ProcessSlotsFull,
-    StreamSlotsFull,
-    Viewer,
-    WaitSlot,
-    game_view,
-    new_token,
-    token_hash,
-)
-from mayi_service.storage import codec
-from mayi_service.storage.repository import LEASE_LUA, Change, Committed, GameRecord, GameRepository, Wake
+from mayi_service.bots.polls import Polls, is_bot_token, unauthorized
+from mayi_service.bots.wakes import Deliveries, Wakes
+from mayi_service.play.tables import new_token, token_hash
+from mayi_service.storage.leases import lease_script
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import GameRepository
 
-if TYPE_CHECKING:
-    from mayi_service.server.deadlines import HangUp
-
-#: Bot tokens start with this (seat tokens with ``mayi_seat_``).
-BOT_TOKEN_PREFIX = "mayi_bot_"
 #: Webhook secrets: ``whsec_`` and base64 of 32 random bytes (the Standard Webhooks form).
 SECRET_PREFIX = "whsec_"
-#: Wake entries kept per bot (a waiter only needs the latest number).
-WAKE_KEEP = 100
-#: Game states a process keeps parsed for the decisions polls (see ``Bots._state``).
-STATES_KEPT = 64
-
-#: The wake of bots (KEYS: each bot's wake number, then its wake stream): all of a commit's
-#: in one call on a single Redis, one call a bot on a cluster (each bot's keys have their slot).
-_WAKE_SCRIPT = """
-for i = 1, #KEYS, 2 do
-  local n = redis.call('INCR', KEYS[i])
-  redis.call('XADD', KEYS[i + 1], 'MAXLEN', '~', ARGV[2], n .. '-0', 'g', ARGV[1])
-end
-return #KEYS / 2
-"""
-
-#: What a commit that wakes no bot wakes (:meth:`Bots.plan_wake`).
-_NOBODY = Wake("")
-
-#: A decisions poll's read on a single Redis, in one round trip (see ``Bots._poll_read``).
-#: KEYS[1]: the token lookup, read unless ARGV[1] names the bot (and its expiry refreshed
-#: to ARGV[2] seconds, 0: not). KEYS[2], with ARGV[3] 'take': a client's count of waiting
-#: polls, counted up unless that makes more than ARGV[4] (and set to expire in ARGV[5]
-#: seconds); with 'give': counted down. ARGV[6..8]: a bot key's head and the tails of its
-#: wake number and games keys; ARGV[9..10]: a game key's head and tail. Returns the bot
-#: id, its wake number, its games hash, each of those games' hashes and 1 if it took a
-#: slot; nil for an unknown token. The game keys are built here from the games hash (a
-#: single Redis lets a script name them; on a cluster they are in other slots).
-_POLL_SCRIPT = (
-    LEASE_LUA
-    + """
-local bot = ARGV[1]
-if bot == '' then
-  if ARGV[2] == '0' then
-    bot = redis.call('GET', KEYS[1])
-  else
-    bot = redis.call('GETEX', KEYS[1], 'EX', ARGV[2])
-  end
-  if not bot then return false end
-end
-local took = 0
-if ARGV[3] == 'take' then
-  took = take_lease(KEYS[2], ARGV[11], tonumber(ARGV[4]), tonumber(ARGV[5]))
-elseif ARGV[3] == 'give' then
-  redis.call('ZREM', KEYS[2], ARGV[11])
-end
-local head = ARGV[6] .. bot
-local seq = redis.call('GET', head .. ARGV[7]) or '0'
-local games = redis.call('HGETALL', head .. ARGV[8])
-local hashes = {}
-for i = 1, #games, 2 do
-  hashes[#hashes + 1] = redis.call('HGETALL', ARGV[9] .. games[i] .. ARGV[10])
-end
-return {bot, seq, games, hashes, took}
-"""
-)
 
 
 def new_secret() -> str:
@@ -130,22 +59,6 @@ def new_secret() -> str:
 def seat_digest(bot_id: str) -> str:
     """What stands for a bot in a game's token map (never a hash of any token)."""
     return hashlib.sha256(f"bot:{bot_id}".encode()).hexdigest()
-
-
-def is_bot_token(token: str | None) -> bool:
-    return bool(token) and str(token).startswith(BOT_TOKEN_PREFIX)
-
-
-@dataclass
-class DecisionPage:
-    """What a decisions poll answers: the ``decisions`` (each :func:`decision_entry`), the
-    number of ``games`` not ended, the keys of the skipped decisions still waiting, and
-    the earliest time one of those may change on the clock alone (``None``: none)."""
-
-    decisions: list[dict[str, Any]]
-    games: int
-    skipped: list[str] = field(default_factory=list)
-    changes_at: float | None = None
 
 
 @dataclass
@@ -163,21 +76,7 @@ def bot_key(prefix: str, bot_id: str) -> str:
     return f"{prefix}:{{bot:{bot_id}}}:bot"
 
 
-class Deliveries(Protocol):
-    """Where the decisions of the woken webhook bots go (:class:`mayi_service.bots.webhooks.Webhooks`)."""
-
-    def on_commit(
-        self,
-        record: GameRecord,
-        seats: dict[int, str],
-        state: engine.State | None = None,
-        urls: dict[str, str | None] | None = None,
-    ) -> None:
-        """Deliver the decisions of the woken ``seats`` (seat → bot id) at ``record``."""
-        ...
-
-
-class Bots:
+class Bots(Polls, Wakes):
     """Bot accounts and their decisions, over the service's Redis (a commit listener of
     :class:`~mayi_service.play.games.Games`: each commit wakes the bots it gives a decision, and
     hands the webhook bots' to ``deliveries``)."""
@@ -204,8 +103,7 @@ class Bots:
         self.idle_ttl = idle_ttl
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
-        self._wake_script = self.r.register_script(_WAKE_SCRIPT)
-        self._poll_script = self.r.register_script(_POLL_SCRIPT)
+        self._poll_script = self.r.register_script(lease_script("poll"))
         #: The states :meth:`page` parsed last, by their JSON text, oldest first (see :meth:`_state`).
         self._states: dict[str, engine.State] = {}
         # The keys the poll script builds, cut where the bot id or game id goes.
@@ -229,8 +127,9 @@ class Bots:
     def token_key(self, digest: str) -> str:
         return self.repo.lookup_key("bot-token", digest)
 
-    def game_bots_key(self, game_id: str) -> str:
-        return f"{self.prefix}:{{{game_id}}}:bots"
+    def wake_keys(self, bot_id: str) -> tuple[str, str, str]:
+        """The keys ``wake.lua`` names for a bot: its wake number, wake stream and account hash."""
+        return self.wake_seq_key(bot_id), self.wake_key(bot_id), self.bot_key(bot_id)
 
     # -- accounts -------------------------------------------------------------
     def register(self, name: str, webhook_url: str | None) -> dict[str, Any]:
@@ -300,7 +199,7 @@ class Bots:
             )
         bot_id = self.bot_id_for(token)
         if bot_id is None:
-            raise _unauthorized()
+            raise unauthorized()
         return bot_id
 
     def load(self, bot_id: str) -> BotRecord:
@@ -380,301 +279,15 @@ class Bots:
         pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
         if self.idle_ttl:
             pipe.expire(self.games_key(bot_id), self.idle_ttl)
-        pipe.hset(self.game_bots_key(game_id), str(seat), bot_id)
-        ttl = self.repo.waiting_ttl or self.repo.finished_ttl
-        if ttl:
-            pipe.expire(self.game_bots_key(game_id), max(ttl, self.repo.finished_ttl))
         pipe.execute()
         # The seat's commit (which may have started the game) came before the bot's games were
         # written: wake it again, so that its poll sees this game.
-        self._wake([bot_id], game_id)
-        if self.deliveries is not None:
-            record = self.repo.load(game_id)
-            if record is not None and not record.meta.knows_bots:
-                # A table whose meta lacks some bot ids (stored before they were kept): the
-                # commit's hook read the seats before this one was written; deliver here.
-                self.deliveries.on_commit(record, {seat: bot_id}, None, None)
+        self.wake(bot_id, game_id)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
         raw = self.r.hgetall(self.games_key(bot_id))
         return {k.decode(): json.loads(v) for k, v in raw.items()}
-
-    # -- decisions ------------------------------------------------------------
-    def page(
-        self,
-        bot_id: str,
-        now: float | None = None,
-        held: dict[str, list[int]] | None = None,
-        skip: frozenset[str] = frozenset(),
-        read: dict[str, Any] | None = None,
-    ) -> DecisionPage:
-        """Every decision waiting for the bot now (one per game and seat that must act) but
-        those whose ``key`` is in ``skip`` (the bot waits on them), and the number of games
-        it sits in that have not ended (``held``: its seats, if read; ``read``: the hashes of
-        some of those games, if read with them)."""
-        now = self.clock() if now is None else now
-        held = self.seats_of(bot_id) if held is None else held
-        if not held:
-            return DecisionPage([], 0)
-        read = dict(read or {})
-        missing = [g for g in held if g not in read]
-        if missing:
-            pipe = self.r.pipeline(transaction=False)
-            for game_id in missing:
-                pipe.hgetall(self.repo.game_key(game_id))
-            read.update(zip(missing, pipe.execute(), strict=True))
-        loaded = (self.repo.record_of(g, read[g]) for g in held)
-        records = {r.id: r for r in loaded if r is not None}
-        gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
-        if gone:
-            self.r.hdel(self.games_key(bot_id), *gone)
-        page = DecisionPage([], len(held) - len(gone))
-        for game_id, seats in held.items():
-            record = records.get(game_id)
-            if record is None or record.status != GameStatus.PLAYING or record.state is None:
-                continue
-            state = self._state(record.state)
-            for seat in seats:
-                legal = engine.legal_moves(state, seat, now)
-                if not legal:
-                    continue
-                key = decision_key(game_id, state, seat, legal)
-                if key in skip:
-                    page.skipped.append(key)
-                    closes = state.claim_closes_at
-                    if closes is not None and closes > now and state.phase is engine.Phase.DRAW:
-                        # The window's clock changes the legal moves without a commit.
-                        page.changes_at = closes if page.changes_at is None else min(page.changes_at, closes)
-                    continue
-                page.decisions.append(decision_entry(game_view(record, Viewer(seat), now, state), key))
-        return page
-
-    def _state(self, text: str) -> engine.State:
-        """The engine state of ``text``, parsed once for the few latest states the polls of
-        this process read: a commit wakes every bot of its game that may have a decision,
-        and each of their polls reads the same state. (A state is read-only; the ones the
-        engine memoises into it, like its legal moves, are the same for every reader.)"""
-        found = self._states.get(text)
-        if found is None:
-            found = self._states[text] = codec.load_state(text)
-            if len(self._states) > STATES_KEPT:
-                with contextlib.suppress(KeyError, RuntimeError, StopIteration):  # (another thread's)
-                    del self._states[next(iter(self._states))]
-        return found
-
-    def decisions(
-        self, bot_id: str, now: float | None = None, held: dict[str, list[int]] | None = None
-    ) -> tuple[list[dict[str, Any]], int]:
-        """Every decision waiting for the bot now, and the number of games it sits in that
-        have not ended (:meth:`page` with nothing skipped)."""
-        page = self.page(bot_id, now, held)
-        return page.decisions, page.games
-
-    def wake_seq(self, bot_id: str) -> int:
-        found = self.r.get(self.wake_seq_key(bot_id))
-        return int(found) if found else 0
-
-    def _wake(self, bot_ids: list[str], game_id: str) -> None:
-        """Give each of ``bot_ids`` a wake entry for ``game_id`` (their waiting polls look again)."""
-        keys = [key for bot_id in bot_ids for key in (self.wake_seq_key(bot_id), self.wake_key(bot_id))]
-        if self.repo.single:
-            if keys:
-                self._wake_script(keys=keys, args=[game_id, WAKE_KEEP])
-            return
-        for i in range(0, len(keys), 2):
-            self._wake_script(keys=keys[i : i + 2], args=[game_id, WAKE_KEEP])
-
-    def _poll_read(
-        self, token: str, bot_id: str | None = None, slot: WaitSlot | None = None, op: str = ""
-    ) -> tuple[str | None, int, dict[str, list[int]], dict[str, Any], bool]:
-        """What a decisions poll reads: the bot id (``None``: ``token`` is not a valid bot
-        token), its wake number, :meth:`seats_of`, the hashes of those games, and whether
-        it took ``slot``'s count; with a ``bot_id``, no token lookup. ``op``: ``"take"``
-        ``slot``'s count (up to its limit), or ``"give"`` it back. On a single Redis all of
-        it is one script, one round trip; on a cluster, where these keys live in different
-        slots, separate calls (the count is then never taken here, and the games' hashes
-        are left to :meth:`page`). The wake number is read before the games."""
-        if self.repo.single:
-            keys = [self.token_key(token_hash(token))]
-            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts, ""]
-            if slot is not None and op:
-                keys.append(slot.key)
-                args[2:5] = [op, slot.limit, slot.lease_ms]
-                args[10] = slot.lease
-            found = self.repo.run(self._poll_script, keys, args)
-            if found is None:
-                return None, 0, {}, {}, False
-            raw_bot, seq, raw_games, hashes, took = found
-            if bot_id is None:
-                bot_id = raw_bot.decode()
-                self.touch(bot_id)
-            held = {raw_games[i].decode(): json.loads(raw_games[i + 1]) for i in range(0, len(raw_games), 2)}
-            read = {game_id: _pairs(h) for game_id, h in zip(held, hashes, strict=True)}
-            return bot_id, int(seq), held, read, bool(took)
-        if slot is not None and op == "give":
-            self.repo.drop_lease(slot.key, slot.lease)
-        if bot_id is None:
-            bot_id = self.bot_id_for(token)
-            if bot_id is None:
-                return None, 0, {}, {}, False
-        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
-        pipe.get(self.wake_seq_key(bot_id))
-        pipe.hgetall(self.games_key(bot_id))
-        seq, raw = pipe.execute()
-        return bot_id, int(seq or 0), {k.decode(): json.loads(v) for k, v in raw.items()}, {}, False
-
-    def poll(
-        self,
-        token: str | None,
-        wait: float,
-        skip: frozenset[str] = frozenset(),
-        slot: WaitSlot | None = None,
-        hangup: HangUp | None = None,
-    ) -> DecisionPage:
-        """The decisions poll of the bot whose token is ``token`` (401 if it is none): the
-        decisions waiting now (but those in ``skip``); with none, wait up to ``wait``
-        seconds for one. Also returns early when the bot's last game ends (no games left:
-        nothing will come). A skipped decision whose claim window closes on the clock
-        meanwhile (which changes its legal moves, and so its key, with no commit) is
-        looked at again when it closes.
-
-        ``slot``: the caller's waiting slot (the client's limit on waiting polls, counted
-        in Redis, and the process's), held while the poll waits; its errors
-        (:class:`~mayi_service.play.games.StreamSlotsFull`, ...) are raised only when the poll
-        has to wait, so a poll that can answer at once is never refused (nor one woken for
-        nothing that waits again: it waits with no slot if none is free then). The slot is given
-        back in the read that follows the wait, or, if the poll answers with it still held
-        (it found a decision at once), by the caller after the answer is sent
-        (``slot.held``): so nothing lies between the page and the answer.
-
-        Round trips on a single Redis: one before a poll answers that finds a decision at
-        once (the token lookup, the slot's count, the wake number, the games and their
-        hashes: one script, since almost every poll of a bot waits, the slot is taken
-        there at once rather than in a round trip of its own once the poll knows it must
-        wait), and one after a wake (the same read, which also gives the slot back). A
-        client that hangs up mid-wait holds its slot until the wait ends (a wake, or
-        ``wait``); with ``hangup`` (the request's :class:`~mayi_service.server.deadlines.HangUp`), at
-        once, and the poll answers nothing (nobody reads it). On a cluster, separate calls
-        (see :meth:`_poll_read`)."""
-        if not is_bot_token(token):
-            self.require(token)  # raises: no token, or not a bot token
-        take = slot is not None and wait > 0 and slot.take_process()
-        took = False
-        try:
-            bot_id, seen, held, read, took = self._poll_read(str(token), slot=slot, op="take" if take else "")
-        finally:
-            if slot is not None and take:
-                slot.counted(took)
-        if bot_id is None:
-            raise _unauthorized()
-        deadline = time.monotonic() + wait
-        woken = waited = False
-        try:
-            while True:
-                page = self.page(bot_id, held=held, skip=skip, read=read)
-                left = deadline - time.monotonic()
-                if page.decisions or left <= 0 or (page.games == 0 and (woken or held)):
-                    return page  # (no games left: those it sat in have ended; nothing will come)
-                if page.changes_at is not None:
-                    left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
-                if slot is not None and not slot.held:
-                    if not waited:
-                        slot.take()  # raises when the client (or this process) holds its limit
-                    else:  # woken for nothing: a poll already admitted is never refused midway
-                        with contextlib.suppress(StreamSlotsFull, ProcessSlotsFull, AddressSlotsFull):
-                            slot.take()
-                waited = True
-                if hangup is not None:
-                    hangup.on_gone = partial(self.repo.hub.interrupt, self.wake_key(bot_id))
-                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left, hangup)
-                given = slot is not None and slot.held
-                _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
-                if given:
-                    slot.counted_down()
-                if hangup is not None and hangup.gone:
-                    return DecisionPage([], 0)  # the client hung up: nobody reads this answer
-        except BaseException:
-            if slot is not None:
-                with contextlib.suppress(redis.RedisError):
-                    slot.give()
-            raise
-
-    # -- the commit listener -----------------------------------------------------
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: engine.State | None,
-        before_state: engine.State | None,
-        now: float,
-    ) -> None:
-        """The commit wakes the bots it gives a decision (:meth:`plan_wake`)."""
-        if change is not None:
-            change.wake = self.plan_wake(after, state, before_state, now)
-
-    def committed(self, record: GameRecord, state: engine.State | None, committed: Committed | None) -> None:
-        """Wake the bots the commit did not wake itself, and deliver (:meth:`after_commit`)."""
-        self.after_commit(record, state, committed.woken if committed is not None else None)
-
-    def plan_wake(
-        self,
-        record: GameRecord,
-        state: engine.State | None = None,
-        before: engine.State | None = None,
-        now: float | None = None,
-    ) -> Wake | None:
-        """The wake of the bots of ``record`` that may have a decision now, for the commit that
-        makes ``record`` to do itself (``state``: the
-        record's engine state, if the caller has it): on a single Redis, for a table whose
-        meta names its bots, the commit script wakes them once it has written (a failed
-        commit wakes nobody), and reads their ``webhook_url``s for :attr:`deliveries` while it
-        is there. A game no bot sits at (most) costs nothing: no key joins the commit.
-        ``None`` (a cluster, or a meta from before bot ids were kept): :meth:`after_commit`
-        wakes them after the commit."""
-        meta = record.meta
-        if not meta.bot_seats:
-            return _NOBODY
-        if not self.repo.single or not meta.knows_bots:
-            return None
-        seats = waking_seats(record, state, before, now)
-        # The seat on turn last: while the upcard is offered the others' answers come first
-        # (Redis answers the woken readers in the order of the wake entries).
-        turn = state.turn if state is not None else -1
-        order = sorted(meta.bot_ids, key=lambda pair: (pair[0] == turn, pair[0]))
-        bots = list(dict.fromkeys(bot_id for seat, bot_id in order if seat in seats))
-        if not bots:
-            return _NOBODY
-        keys = tuple(k for b in bots for k in (self.wake_seq_key(b), self.wake_key(b), self.bot_key(b)))
-        urls = self.deliveries is not None and record.status == GameStatus.PLAYING
-        return Wake(record.id, tuple(bots), keys, WAKE_KEEP, urls)
-
-    def after_commit(
-        self, record: GameRecord, state: engine.State | None = None, woken: dict[str, str | None] | None = None
-    ) -> None:
-        """Wake the bots of ``record`` that may have a decision now (called after every
-        commit of a game; ``state``: the record's engine state, if the caller has it): each
-        gets a wake entry, so its waiting long-polls look again; then hand them to
-        :attr:`deliveries`. ``woken``: the bots the commit woke itself (:meth:`plan_wake`) with
-        their ``webhook_url``, so only the deliveries are left to do; ``None``: wake them here,
-        one call per bot on a cluster (their keys live in their own slots)."""
-        if woken is not None:
-            if self.deliveries is not None and any(woken.values()):
-                seats = {seat: bot_id for seat, bot_id in record.meta.bot_ids if bot_id in woken}
-                self.deliveries.on_commit(record, seats, state, woken)
-            return
-        seats = waking_seats(record, state)
-        if not seats:
-            return
-        if record.meta.knows_bots:
-            by_seat = dict(record.meta.bot_ids)
-        else:  # a meta stored before bot ids were kept
-            by_seat = {int(k): v.decode() for k, v in self.r.hgetall(self.game_bots_key(record.id)).items()}
-        by_seat = {seat: bot_id for seat, bot_id in by_seat.items() if seat in seats}
-        self._wake(sorted(set(by_seat.values())), record.id)
-        if self.deliveries is not None:  # webhook deliveries (mayi_service.bots.webhooks)
-            self.deliveries.on_commit(record, by_seat, state, None)
 
 
 def seat_for_bot(registry: Bots, game_id: str, token: str | None) -> tuple[str, str, str] | None:
@@ -687,62 +300,6 @@ def seat_for_bot(registry: Bots, game_id: str, token: str | None) -> tuple[str, 
     if game_id in registry.seats_of(bot_id):
         raise ServiceError(Problem.BOT_ALREADY_SEATED, f"This bot already holds a seat at game {game_id}")
     return bot_id, seat_digest(bot_id), str(token)
-
-
-def waking_seats(
-    record: GameRecord,
-    state: engine.State | None = None,
-    before: engine.State | None = None,
-    now: float | None = None,
-) -> set[int]:
-    """The bot seats of ``record`` to wake after a commit: those that may have a decision
-    (a claimant the upcard waits for, the seat to act), or all of them once the game is
-    over (a bot's poll then learns it has no game left). The others are left asleep: a
-    commit gives them nothing to do, and a woken poll would only load the game to find
-    that out. (Whether a woken seat has legal moves, its poll works out.) ``state``: the
-    record's engine state, if the caller has it (the committing step does): else it is read
-    from the record.
-
-    ``before``: the engine state the commit replaces, as stored (the one the seats' polls
-    last read), when the caller has it; then a seat whose decision the commit leaves as it
-    was at ``now`` (the same round, turn, phase, hand and legal moves: the same decision
-    ``key``) sleeps on too: a claimant when another seat answers the upcard, the seat on
-    turn while its choices stay. Its decision was shown already; a poll waiting on it
-    (``skip``) would only find it unchanged. (A change by the clock alone, the claim window
-    closing, wakes such a poll by its own timer.)"""
-    bots = record.meta.bot_seats
-    if not bots or record.status == GameStatus.WAITING:
-        return set()
-    if record.status != GameStatus.PLAYING or record.state is None:
-        return set(bots)
-    if state is None:
-        state = codec.load_state(record.state)
-    seats = {seat for seat in engine.to_act(state) if seat in bots}
-    if before is None or now is None or before.round != state.round or before.round_turns != state.round_turns:
-        return seats
-    return {seat for seat in seats if not _same_decision(before, state, seat, now)}
-
-
-def _same_decision(before: engine.State, after: engine.State, seat: int, now: float) -> bool:
-    """Whether ``seat`` has the same decision (so the same key) in ``before`` and ``after``
-    at ``now``, and had one (the caller knows the round and turn are the same)."""
-    if before.phase is not after.phase or before.hands[seat] != after.hands[seat]:
-        return False
-    legal = engine.legal_moves(before, seat, now)
-    return bool(legal) and legal == engine.legal_moves(after, seat, now)
-
-
-def _unauthorized() -> ServiceError:
-    return ServiceError(
-        Problem.UNAUTHORIZED,
-        "Authorization: this is not a valid bot token (a seat token, or a bot token since rotated)",
-        {"WWW-Authenticate": 'Bearer realm="mayi"'},
-    )
-
-
-def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
-    """A hash as HGETALL's flat reply to a script lists it: field, value, field, value..."""
-    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 def sign(secret: str, msg_id: str, timestamp: int, body: bytes) -> str:

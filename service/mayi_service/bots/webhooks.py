@@ -41,7 +41,8 @@ from mayi_service.bots.decisions import decision_entry, decision_key
 from mayi_service.bots.seats import bot_key
 from mayi_service.bots.transport import post, signed_headers
 from mayi_service.config import Settings
-from mayi_service.play.games import Viewer, game_view
+from mayi_service.play.games import Viewer
+from mayi_service.play.views import game_view
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
 from mayi_service.storage.deliveries import DeliveryStore

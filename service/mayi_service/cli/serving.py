@@ -186,7 +186,8 @@ def worker(burst: bool, no_sweeper: bool, kinds: list[str], check: bool) -> None
     from mayi_service.bots.webhooks import start_dispatcher
     from mayi_service.config import Settings
     from mayi_service.ladder.ticker import start_ticker
-    from mayi_service.play.clock import run_worker, start_sweeper, start_timer
+    from mayi_service.play.clock import start_sweeper, start_timer
+    from mayi_service.play.rq_worker import run_worker
     from mayi_service.processes import die_with_parent
     from mayi_service.service import queue_names, worker_service
 

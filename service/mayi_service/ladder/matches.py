@@ -27,7 +27,8 @@ from mayi_service.config import Settings
 from mayi_service.ladder import ratings
 from mayi_service.ladder.matchmaking import Entry, house_id, pick_table, table_sizes
 from mayi_service.ladder.tables import MatchTables
-from mayi_service.play.games import Games, house_bot_name, new_id
+from mayi_service.play.games import Games
+from mayi_service.play.tables import house_bot_name, new_id
 from mayi_service.problem_types import Problem
 from mayi_service.storage import codec
 from mayi_service.storage.ladder import LadderStore

@@ -23,7 +23,8 @@ from mayi_service.bots.seats import Bots, seat_digest
 from mayi_service.config import Settings
 from mayi_service.play.games import Games, Viewer
 from mayi_service.storage import codec
-from mayi_service.storage.repository import GameRecord, TableMeta
+from mayi_service.storage.records import TableMeta
+from mayi_service.storage.repository import GameRecord
 
 if TYPE_CHECKING:
     from mayi_sdk import Bot

@@ -1,14 +1,14 @@
 """Turn clocks: deadlines are enforced even when nobody calls.
 
-Three mechanisms, from fastest to safest:
+Four mechanisms, from fastest to safest:
 
 1. **Lazily**, on every request that acts on a game (``Games.act`` applies the
    timeouts that are due before the move).
 2. **One RQ job per game at its clock time.** The game hash holds ``clock_at``,
    the time of the one job that is the game's clock (its deadline, rounded up to
-   a whole second: RQ schedules in whole seconds). The commit script decides
-   atomically whether a commit must schedule: only when the new deadline comes
-   before the pending job, or when there is none or it is overdue. When a job
+   a whole second: RQ schedules in whole seconds). After each commit, :class:`Clock`
+   (a commit listener) claims the clock atomically (``clock_claim.lua``) only when the new
+   deadline comes before the pending job, or when there is none or it is overdue. When a job
    runs it first checks that it is still the game's clock (a job that an earlier
    deadline replaced does nothing); then it plays what is due and moves the clock
    to the game's current deadline, atomically again. So a game never has more
@@ -20,35 +20,35 @@ Three mechanisms, from fastest to safest:
    (:meth:`Clock.tick`; the timers of several workers share them, one claim per deadline).
    The RQ job that follows finds nothing due and moves the clock on.
 4. **The sweeper**, in every game worker: a game whose clock is overdue by more than a
-   few seconds (its job lost with a crashed worker) is taken over and run. It also queues
+   few seconds (its job lost with a crashed worker, or never queued: a process that died
+   right after a commit) is taken over and run. It also queues
    again the house-bot decisions whose job was lost (:mod:`mayi_service.bots.house`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
-import signal
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import redis
 from redis.exceptions import WatchError
-from rq import Queue, Retry, SimpleWorker
+from rq import Queue, Retry
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
-from rq.scheduler import RQScheduler
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
-from mayi_engine.state import State
 from mayi_service.play.games import Games
+from mayi_service.play.listeners import Commit
 from mayi_service.storage.connections import UNREACHABLE, Outage
-from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, Change, Committed, GameRecord, GameRepository
+from mayi_service.storage.followups import FollowUps
+from mayi_service.storage.records import GameRecord
+from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, GameRepository
 
 if TYPE_CHECKING:
     from mayi_service.bots.house import HouseBots
@@ -59,6 +59,14 @@ log = logging.getLogger(__name__)
 PRUNE_SECONDS = 60.0
 #: The RQ job of a game's clock (:func:`mayi_service.jobs.run_clock_job`).
 CLOCK_JOB = "mayi_service.jobs.run_clock_job"
+
+
+def clock_time(record: GameRecord) -> int | None:
+    """The time the clock job of ``record`` must run by (its deadline, rounded up to a whole
+    second: RQ schedules in whole seconds); ``None``: a game not in play, or with no deadline."""
+    if record.deadline is None or record.status != GameStatus.PLAYING:
+        return None
+    return math.ceil(record.deadline)
 
 
 def job_id(game_id: str, at: int) -> str:
@@ -91,39 +99,28 @@ class Clock:
         self.jobs: redis.Redis | None = jobs if jobs is not None else queue.connection if queue is not None else None
 
     # -- the commit listener ----------------------------------------------------
-    def plan_commit(
-        self,
-        before: GameRecord | None,
-        after: GameRecord,
-        change: Change | None,
-        state: State | None,
-        before_state: State | None,
-        now: float,
-    ) -> None:
-        """A game's first clock (it starts) goes in the sweeper's index before the commit, so
-        that a process that dies between the commit and queueing the clock job leaves it to
-        the sweeper."""
-        if before is None:
-            if after.deadline is not None:
-                self.repo.index_clock(after.id, math.ceil(after.deadline))
-        elif change is not None and change.clock is not None and before.clock_at is None:
-            self.repo.index_clock(before.id, change.clock)
+    def prepare(self, commit: Commit) -> None:
+        """A game's first clock (it starts) goes in the sweeper's index before the commit: a
+        process that dies right after the commit leaves the game to the sweeper."""
+        want = clock_time(commit.after)
+        if want is not None and (commit.before is None or commit.before.clock_at is None):
+            self.repo.index_clock(commit.after.id, want)
 
-    def committed(self, record: GameRecord, state: State | None, committed: Committed | None) -> None:
-        """Schedule the clock job the commit script said the commit needs (a new table: claim its clock)."""
-        if committed is not None:
-            if committed.clock_at:
-                self.on_commit(record, committed.clock_at)
-            return
-        if record.status == GameStatus.PLAYING:
-            _, at = self.repo.claim_clock(record.id, None)
-            if at is not None:
-                self.on_commit(record, at)
+    def follow(self, commit: Commit, batch: FollowUps) -> Callable[[], None] | None:
+        """Claim the clock the commit's deadline needs (``clock_claim.lua``: only when it comes
+        before the pending job, or there is none, or it is lost), then schedule its job."""
+        after = commit.after
+        want = clock_time(after)
+        if want is None:
+            return None
+        claim = batch.claim_clock(self.repo.game_key(after.id), want, commit.now, CLOCK_GRACE_SECONDS)
 
-    def on_commit(self, record: GameRecord, at: int) -> None:
-        """A commit made ``at`` the game's clock (the commit script decided it): schedule its job,
-        and drop the job it replaces."""
-        self.schedule(record.id, at, replaces=record.clock_at)
+        def schedule() -> None:
+            if claim.value is not None:
+                at, previous = claim.value
+                self.schedule(after.id, at, replaces=previous)
+
+        return schedule
 
     def schedule(self, game_id: str, at: int, replaces: float | None = None) -> None:
         self.repo.index_clock(game_id, at)
@@ -257,171 +254,6 @@ class Clock:
 
 #: The kinds of job a worker runs (``mayi worker --jobs``), each on a queue of its own.
 JOB_KINDS = ("games", "webhooks", "ladder")
-
-
-#: How often a job worker checks that its RQ scheduler runs, in seconds.
-SCHEDULER_CHECK_SECONDS = 1.0
-
-
-class _Scheduler(RQScheduler):
-    """RQ's scheduler, living through a Redis outage: where RQ's dies with a traceback (and
-    waits for its worker to start another), this one logs one line and goes on once Redis
-    answers."""
-
-    outage = Outage("RQ scheduler", log)
-
-    def work(self) -> None:
-        while True:
-            try:
-                super().work()
-                return
-            except UNREACHABLE as exc:
-                if self._stop_requested:
-                    return
-                self.outage.failed(exc)
-                time.sleep(SCHEDULER_CHECK_SECONDS)
-
-    def heartbeat(self) -> None:
-        super().heartbeat()
-        self.outage.answered()
-
-
-class _RetryLines(logging.Filter):
-    """Drops RQ's worker's line for each try to reach Redis: the service's loops in the same
-    process say once that Redis is unreachable and once that it answers again."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "could not connect to Redis instance" not in str(record.msg)
-
-
-class _Worker(SimpleWorker):
-    """RQ's simple worker, whose scheduler :func:`_keep_scheduler` may start again: the two
-    never start one at once, and none is started once the worker has torn down."""
-
-    #: While Redis is away, RQ tries again after 1, 2, 4... s, up to a minute: its jobs would
-    #: wait that long after Redis is back. At most 2 s instead.
-    max_connection_wait_time = 2.0
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.scheduler_lock = threading.Lock()
-        self.torn_down = False
-
-    def start_own_scheduler(self) -> None:
-        """Give the worker a :class:`_Scheduler`, started if its locks can be had; RQ's
-        worker keeps it as its own (its maintenance starts it again, its teardown stops it)."""
-        with self.scheduler_lock:
-            self.scheduler = _Scheduler(
-                self.queues, connection=self.connection, logging_level="WARNING", serializer=self.serializer
-            )
-            self.scheduler.acquire_locks(auto_start=True)
-
-    def run_maintenance_tasks(self) -> None:
-        with self.scheduler_lock:  # RQ starts a dead scheduler again here, every 10 minutes
-            super().run_maintenance_tasks()
-
-    def teardown(self) -> None:
-        with self.scheduler_lock:
-            self.torn_down = True
-            super().teardown()
-
-    def restart_scheduler(self) -> bool:
-        """Start the scheduler again if it is not running and its locks can be had (RQ's
-        own maintenance does the same); ``True`` if one was started."""
-        with self.scheduler_lock:
-            scheduler = self.scheduler
-            if scheduler is None or self.torn_down or self._shutdown_requested_date is not None:
-                return False
-            process = scheduler._process
-            if process is not None and process.is_alive():
-                return False
-            scheduler.acquire_locks(auto_start=True)
-            started = scheduler._process
-            return started is not None and started is not process and started.is_alive()
-
-
-def _keep_scheduler(running: list[_Worker]) -> threading.Thread:
-    """A daemon thread, for the life of the process (the parent-death signal of the
-    scheduler it forks follows this thread), that starts the RQ scheduler of the running
-    worker (``running[0]``) again within :data:`SCHEDULER_CHECK_SECONDS` of its death, as
-    soon as Redis answers (RQ would try again only at its maintenance, every 10 minutes).
-    Its locks are the same scheduler's (the same name), so its lock that survived in Redis
-    is renewed, not waited out."""
-
-    def loop() -> None:
-        outage = Outage("RQ scheduler", log)
-        while True:
-            time.sleep(SCHEDULER_CHECK_SECONDS)
-            worker = running[0] if running else None
-            if worker is None:
-                continue
-            try:
-                if worker.restart_scheduler():
-                    log.warning("job worker: RQ's scheduler had stopped; started it again")
-                outage.answered()
-            except UNREACHABLE as exc:
-                outage.failed(exc)
-            except Exception:
-                log.exception("job worker: starting RQ's scheduler again")
-
-    thread = threading.Thread(target=loop, name="mayi-rq-scheduler", daemon=True)
-    thread.start()
-    return thread
-
-
-def run_worker(
-    connection: redis.Redis, queue_name: str | Sequence[str], burst: bool = False, scheduler: bool = True
-) -> None:
-    """Run an RQ worker (with its scheduler, unless ``scheduler`` is false) on ``queue_name``
-    (or several queues, the first first) until SIGINT or SIGTERM.
-
-    RQ's worker quits on most Redis errors; when it does, this waits until Redis
-    answers again and starts a new one, so that a Redis restart needs no worker restart.
-    Its scheduler lives through an outage (:class:`_Scheduler`); should it die all the same,
-    :func:`_keep_scheduler` starts it again once Redis answers.
-    """
-    names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
-    queues = [Queue(name, connection=connection) for name in names]
-    logging.getLogger("rq.worker").addFilter(_RetryLines())
-    running: list[_Worker] = []
-    if scheduler and not burst:
-        _keep_scheduler(running)
-    while True:
-        worker = None
-        try:
-            worker = _Worker(queues, connection=connection)  # it talks to Redis already
-            running[:] = [worker]
-            if scheduler and not burst:
-                worker.start_own_scheduler()
-            # A burst runs RQ's own scheduler once, in process.
-            worker.work(burst=burst, with_scheduler=scheduler and burst, logging_level="WARNING")
-        except (redis.ConnectionError, redis.TimeoutError) as exc:
-            log.warning("job worker: Redis is unreachable (%s)", exc)
-        if burst or (worker is not None and worker._shutdown_requested_date is not None):
-            return
-        log.warning("job worker: RQ's worker stopped (Redis failed?); starting a new one once Redis answers")
-        # The stopped worker's signal handlers would raise into the wait: stop plainly instead.
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        time.sleep(1.0)  # never a busy loop, whatever stopped it
-        _wait_for_redis(connection)
-        if worker is not None and worker.scheduler is not None:
-            # Its scheduler died with Redis: its locks would make the next one wait a minute.
-            with contextlib.suppress(*UNREACHABLE):
-                worker.scheduler.release_locks()
-
-
-def _wait_for_redis(connection: redis.Redis, most: float = 5.0) -> None:
-    """Block until Redis answers a PING (SIGINT or SIGTERM meanwhile stop the process)."""
-    delay = 0.2
-    while True:
-        try:
-            if connection.ping():
-                return
-        except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
-            pass
-        time.sleep(delay)
-        delay = min(most, delay * 2)
 
 
 def start_timer(games: Games, clock: Clock, poll: float, stop: threading.Event) -> threading.Thread:

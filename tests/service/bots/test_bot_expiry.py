@@ -76,6 +76,6 @@ def test_no_expiry_when_the_setting_is_zero(settings: Settings) -> None:
 
 
 def _digest(token: str) -> str:
-    from mayi_service.play.games import token_hash
+    from mayi_service.play.tables import token_hash
 
     return token_hash(token)

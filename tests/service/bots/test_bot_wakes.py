@@ -27,8 +27,8 @@ from mayi_engine import (
 )
 from mayi_engine.state import dumps
 from mayi_service.bots.decisions import decision_key
-from mayi_service.bots.seats import waking_seats
-from mayi_service.storage.repository import GameRecord, TableMeta
+from mayi_service.bots.wakes import waking_seats
+from mayi_service.storage.records import GameRecord, TableMeta
 
 
 def _simple(state: State, legal: tuple[Move, ...]) -> Move:

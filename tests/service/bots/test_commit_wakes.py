@@ -1,11 +1,10 @@
-"""A move's Redis round trips, and the wake of bots by the commit itself.
+"""A move's Redis calls, and the wake of bots after the commit.
 
-On a single Redis a bot's move costs two calls: the load script (the game, its token map
-and the bot token's lookup) and the commit script, which also wakes the bots the commit
-gives a decision and reads their ``webhook_url``s; nothing is sent after the commit. A
-commit refused by its version check wakes nobody. Tables stored before their meta named
-the bots still wake them (through ``{<id>}:bots``). On a Redis Cluster the wakes and the
-webhook look-ups are calls of their own, after the commit, and still happen. Every Redis
+On a single Redis a bot's move is the load script (the game, its token map and the bot
+token's lookup), the commit script, which only commits, then its listeners' scripts, sent
+together: the clock's claim and the wake of each bot the commit gives a decision (which
+reads its ``webhook_url``). A commit refused by its version check tells no listener: it
+wakes nobody. On a Redis Cluster the same scripts run, each on its keys' node. Every Redis
 here is real (the suite's, a ``MONITOR`` on it, and a 3-primary cluster on loopback).
 """
 
@@ -28,8 +27,9 @@ from serving import redis_process, wait_until
 
 from mayi_service.api.app import create_app
 from mayi_service.config import Settings
-from mayi_service.play.games import token_hash
-from mayi_service.storage.repository import Change, TableMeta, VersionConflict, Wake
+from mayi_service.play.steps import Update
+from mayi_service.play.tables import token_hash
+from mayi_service.storage.records import Change
 
 #: Cap of every wait (a loaded CI machine); nothing asserts on time.
 CAP = 120.0
@@ -160,11 +160,12 @@ def uncounted(settings: Settings) -> tuple[Any, Any]:
     return app, app.test_client()
 
 
-def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
+def test_a_bots_move_is_its_load_its_commit_and_the_listeners_scripts_which_wake_the_waiting_bot(
     uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
     """The discard that gives the other bot its draw: the load script (with the bot token's
-    look-up), then the commit script, which wakes the other bot's waiting poll; nothing after."""
+    look-up), the commit script, then the clock's claim and the wake of the other bot's
+    waiting poll (sent together); nothing else."""
     app, client = uncounted
     bots = _bots(app)
     first, second = register(client, None, "first"), register(client, None, "second")
@@ -190,24 +191,27 @@ def test_a_bots_move_is_two_calls_and_its_commit_wakes_the_waiting_bot(
 
     found = [c for c in monitor.commands(settings.key_prefix) if not c["command"].startswith("XREAD")]
     sent = [c for c in found if c["client_type"] != "lua"]
-    assert [c["command"].split()[0] for c in sent] == ["EVALSHA", "EVALSHA"], [c["command"][:120] for c in sent]
-    load, commit = sent
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 4, [c["command"][:120] for c in sent]
+    load, commit, claim, wake = sent
     assert ":bot-token:" in load["command"] and ":tokens" in load["command"]
     assert f"{{{game_id}}}:events" in commit["command"]
-    # The wake (and the webhook URL's read) ran inside the commit's script, after its writes.
-    inside = [c["command"].split()[:2] for c in found[found.index(commit) + 1 :]]
+    # The commit only commits: no key of a bot, and nothing of the clock's in its script.
+    inside_commit = [c["command"] for c in found[found.index(commit) + 1 : found.index(claim)]]
+    assert not [c for c in inside_commit if "{bot:" in c or "clock_at" in c], inside_commit
+    assert f"{{{game_id}}}:game" in claim["command"]
+    # The wake (and the webhook URL's read) ran in the wake script, after the commit.
+    inside = [c["command"].split()[:2] for c in found[found.index(wake) + 1 :]]
     assert ["INCR", f"{bots.wake_seq_key(waiter['bot_id'])}"] in inside, inside
     assert ["XADD", wake_key] in inside
     assert ["HGET", bots.bot_key(waiter["bot_id"])] in inside
-    assert all(c["client_type"] == "lua" for c in found[found.index(commit) + 1 :])
     entry = bots.r.xrevrange(wake_key, count=1)[0]
     assert entry[1] == {b"g": game_id.encode()} and int(entry[0].split(b"-")[0]) == seen + 1
 
 
-def test_a_move_in_a_game_without_bots_sends_nothing_more(
+def test_a_move_in_a_game_without_bots_names_no_bot(
     uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
-    """People's moves: the load and the commit, with no key of any bot."""
+    """People's moves: the load, the commit and the clock's claim, with no key of any bot."""
     _, client = uncounted
     body = {
         "variant": "may_i",
@@ -233,62 +237,33 @@ def test_a_move_in_a_game_without_bots_sends_nothing_more(
     finally:
         monitored.close()
     sent = [c for c in monitor.commands(settings.key_prefix) if c["client_type"] != "lua"]
-    assert [c["command"].split()[0] for c in sent] == ["EVALSHA", "EVALSHA"], [c["command"][:120] for c in sent]
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 3, [c["command"][:120] for c in sent]
     assert not [c for c in monitor.commands(settings.key_prefix) if "{bot:" in c["command"]]
 
 
 def test_a_commit_that_fails_its_version_check_wakes_nobody(app: Any, client: Any) -> None:
+    """A commit over a record read before the game moved on is refused (the update then finds
+    nothing to do): no listener runs, so no bot is woken and nothing is written."""
     bots = _bots(app)
+    games = app.extensions["mayi"].games
     first, second = register(client, None, "first"), register(client, None, "second")
     game_id = _two_bot_game(client, first, second)
-    record = bots.repo.load(game_id)
+    stale = bots.repo.load(game_id)
     ids = (first["bot_id"], second["bot_id"])
-    keys = tuple(k for b in ids for k in (bots.wake_seq_key(b), bots.wake_key(b), bots.bot_key(b)))
+    tries: list[int] = []
+
+    def step(record: Any, now: float) -> Any:
+        tries.append(record.version)
+        if record.version != stale.version - 1:
+            return None  # the fresh load after the refusal: nothing to do
+        return Update(Change(fields={"x": "1"}), replace(record, version=record.version + 1), True)
+
     before = [bots.wake_seq(b) for b in ids]
-    with pytest.raises(VersionConflict):
-        bots.repo.commit(
-            game_id, record.version - 1, Change(fields={"x": "1"}, wake=Wake(game_id, ids, keys, urls=True))
-        )
+    older = replace(stale, version=stale.version - 1)  # what a reader saw before the last commit
+    assert games.update(game_id, step, first=older) is None
+    assert tries == [stale.version - 1, stale.version]
     assert [bots.wake_seq(b) for b in ids] == before
     assert bots.r.hget(bots.repo.game_key(game_id), "x") is None
-    # The same commit at the right version wakes both, and answers their webhook URLs.
-    bots.set_webhook(first["bot_id"], "https://bot.example/hook")
-    done = bots.repo.commit(
-        game_id, record.version, Change(fields={"x": "1"}, wake=Wake(game_id, ids, keys, urls=True))
-    )
-    assert done.version == record.version + 1
-    assert done.woken == {first["bot_id"]: "https://bot.example/hook", second["bot_id"]: None}
-    assert [bots.wake_seq(b) for b in ids] == [n + 1 for n in before]
-
-
-def test_a_table_stored_before_its_meta_named_the_bots_still_wakes_and_delivers(
-    app: Any, client: Any, receiver: Receiver, worker_env: None
-) -> None:
-    """A meta with ``bot_seats`` only (the stored form before bot ids were kept) loads, and
-    its commits wake the bots and deliver their webhooks through ``{<id>}:bots``."""
-    bots = _bots(app)
-    first, second = register(client, receiver.url, "first"), register(client, None, "second")
-    game_id = _two_bot_game(client, first, second)
-    key = bots.repo.game_key(game_id)
-    stored = json.loads(bots.r.hget(key, "meta"))
-    assert stored["bot_ids"] == {"0": first["bot_id"], "1": second["bot_id"]} and stored["bot_seats"] == [0, 1]
-    del stored["bot_ids"]
-    bots.r.hset(key, "meta", json.dumps(stored))
-    old = bots.repo.load(game_id).meta
-    assert old.bot_seats == (0, 1) and old.bot_ids == () and not old.knows_bots
-    assert TableMeta.from_json(json.dumps(stored)) == old
-
-    run_jobs(app)
-    delivered = len(receiver.requests)
-    mover, waiter, discard = _until_a_discard(client, game_id, (first, second))
-    seen = bots.wake_seq(waiter["bot_id"])
-    _play(client, game_id, mover["token"], discard)
-    assert bots.wake_seq(waiter["bot_id"]) == seen + 1
-    # The webhook bot's next decision is delivered, whichever bot moved.
-    _play_until_it_decides(client, game_id, first, second)
-    run_jobs(app, until=lambda: len(receiver.requests) > delivered)
-    version = bots.repo.load(game_id).version
-    assert json.loads(receiver.requests[-1][1])["version"] == version
 
 
 def test_a_webhook_url_set_mid_game_gets_the_next_decision(

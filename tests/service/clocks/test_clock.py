@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 import redis
+from http_moves import move_request
 
 from mayi_service.api.app import create_app
 from mayi_service.config import Settings
@@ -237,3 +238,102 @@ def test_an_action_after_the_deadline_first_applies_the_due_timeouts(client: Any
     assert timed_out[0]["time"] >= deadline
     mine = next(e for e in events if e["type"] == "passed" and e["seat"] == other)
     assert "timeout" not in mine and mine["seq"] > timed_out[0]["seq"]
+
+
+class ProcessDied(Exception):
+    """What a listener of the app's process raises after each commit: as if the process died
+    right after the commit, before any listener's follow-up (claiming the clock, queueing a
+    house job, waking bots) was made."""
+
+
+class Dying:
+    """A commit listener that prepares as ``listener`` does, then dies instead of following."""
+
+    def __init__(self, listener: Any) -> None:
+        self.listener = listener
+
+    def prepare(self, commit: Any) -> None:
+        self.listener.prepare(commit)
+
+    def follow(self, commit: Any, batch: Any) -> None:
+        raise ProcessDied(commit.after.id)
+
+
+def _dying(app: Any) -> Any:
+    """The games of ``app`` with every listener dying after each commit."""
+    games = app.extensions["mayi"].games
+    games.listeners = tuple(Dying(listener) for listener in games.listeners)
+    return games
+
+
+def test_a_game_whose_commit_never_had_its_follow_ups_still_has_its_clock_played(
+    clock_app: Any, settings: Settings, redis_client: redis.Redis, start_worker: Callable[..., Worker]
+) -> None:
+    """The process that commits a game's start dies before its listeners follow the commit:
+    no clock is claimed and no clock job queued. The worker plays the game's timeouts all
+    the same (its clock timer and sweeper find the game in the ``deadlines`` index, written
+    before the commit), and the clock goes on from there."""
+    games = _dying(clock_app)
+    with pytest.raises(ProcessDied):
+        games.create(QUICK_TABLE)
+    [game_id], _ = games.repo.list_ids(["playing"], None, 0, 10)
+    game = Game(redis_client, settings, game_id)
+    assert games.repo.load(game_id).clock_at is None
+    assert not _scheduled_jobs(redis_client, settings.queue_name)
+
+    worker = start_worker()
+    game.wait_for("two timed-out moves", lambda: sum(bool(e.get("timeout")) for e in game.events()) >= 2, worker)
+
+
+def test_a_house_decision_whose_commit_never_had_its_follow_ups_is_played_within_seconds(
+    clock_app: Any, settings: Settings, redis_client: redis.Redis, start_worker: Callable[..., Worker]
+) -> None:
+    """Every commit of the API's process dies before its listeners follow it, so none queues
+    a house job: each decision that a person's move gives the house seat is still played, by
+    the worker's sweeper, from the house due-set entry written before the commit. The
+    clocks are ten minutes: only the re-drive can play those decisions within the cap."""
+    from mayi_engine import to_act
+    from mayi_engine.state import loads
+    from mayi_service.bots.house import LEASE_SECONDS
+
+    client = clock_app.test_client()
+    slow = {"claim_seconds": 600, "turn_seconds": 600}
+    body = {"variant": "may_i", "seats": 2, "players": [{"name": "Ann"}], "options": slow}
+    created = client.post("/v1/games", json=body).get_json()
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    games = _dying(clock_app)
+    assert client.post(f"/v1/games/{game_id}/seats", json={"house_bot": "random"}).status_code == 500
+    worker = start_worker()
+    cap = 10 * LEASE_SECONDS + 30  # a cap for what otherwise takes ten minutes, not a timing
+    house_moves = 0
+    while house_moves < 3:
+        record = games.load(game_id)
+        if record.status != "playing":
+            break
+        if 0 not in to_act(loads(record.state)):  # the house seat alone must decide
+            version = record.version
+            end = time.monotonic() + cap
+            while games.load(game_id).version == version:
+                assert time.monotonic() < end, f"the house seat's decision was not played:\n{worker.output()}"
+                assert worker.process.poll() is None, worker.output()
+                time.sleep(0.1)
+            house_moves += 1
+            continue
+        view = client.get(f"/v1/games/{game_id}", headers={"Authorization": f"Bearer {token}"}).get_json()
+        move = _person_move(view["legal"])
+        path, payload = move_request(move)
+        response = client.post(
+            f"/v1/games/{game_id}/{path}", json=payload, headers={"Authorization": f"Bearer {token}"}
+        )
+        assert response.status_code == 500  # committed; the process "died" before its follow-ups
+        assert games.load(game_id).version > record.version
+    assert house_moves == 3
+
+
+def _person_move(legal: list[dict[str, Any]]) -> dict[str, Any]:
+    """A pass, else the stock draw, else a discard, else the first move listed."""
+    for wanted in ({"type": "claim", "claim": False}, {"type": "draw", "source": "stock"}, {"type": "discard"}):
+        found = [m for m in legal if all(m.get(k) == v for k, v in wanted.items())]
+        if found:
+            return found[0]
+    return legal[0]

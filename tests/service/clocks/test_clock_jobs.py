@@ -8,7 +8,6 @@ RQ queue, with the service's own clock moved by hand.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,23 +17,15 @@ from rq.registry import ScheduledJobRegistry
 from servers import Time
 
 from mayi_engine.state import loads
-from mayi_service.api.app import create_app
-from mayi_service.play.clock import Clock, job_id
-from mayi_service.play.games import Games
+from mayi_service.play.clock import job_id
 
 
 @pytest.fixture
-def parts(settings, redis_client) -> Any:
+def parts(clock_parts: Any) -> Any:
     """The app with clock jobs on, its Games and Clock sharing a hand-moved time."""
-    app = create_app(replace(settings, schedule_clock_jobs=True))
     time = Time(1_900_000_000.0)
-    svc = app.extensions["mayi"]
-    tables: Games = svc.games
-    tables.clock = time
-    queue = Queue(settings.queue_name, connection=redis_client)
-    clock = Clock(tables.repo, queue, now=time)
-    tables.on_commit = clock.on_commit
-    return app.test_client(), tables, clock, queue, time
+    p = clock_parts(time)
+    return p.client, p.tables, p.clock, p.queue, p.time
 
 
 def _jobs(queue: Queue, game_id: str) -> list[str]:

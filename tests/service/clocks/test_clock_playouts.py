@@ -9,16 +9,12 @@ service's own clock moved by hand (as tests/service/clocks/test_clock_timer.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
-from rq import Queue
 
 from mayi_engine import Timeout, deadline, event_to_json, play
 from mayi_engine.state import FINISHED_PHASE
-from mayi_service.api.app import create_app
-from mayi_service.play.clock import Clock
 from mayi_service.play.games import Games
 from mayi_service.storage import codec
 
@@ -38,14 +34,10 @@ class Ticking:
 
 
 @pytest.fixture
-def parts(settings: Any, redis_client: Any) -> Any:
-    app = create_app(replace(settings, schedule_clock_jobs=True))
+def parts(clock_parts: Any) -> Any:
     time = Ticking(1_900_000_000.25)
-    tables: Games = app.extensions["mayi"].games
-    tables.clock = time
-    clock = Clock(tables.repo, Queue(settings.queue_name, connection=redis_client), now=time)
-    tables.on_commit = clock.on_commit
-    return app.test_client(), tables, clock, time
+    p = clock_parts(time)
+    return p.client, p.tables, p.clock, p.time
 
 
 def _table(client: Any) -> str:

@@ -8,29 +8,21 @@ queue, with the service's own clock moved by hand (as tests/service/clocks/test_
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
-from rq import Queue
 from servers import Time
 
-from mayi_service.api.app import create_app
-from mayi_service.play.clock import Clock
 from mayi_service.play.games import Games
 
 POLL = 0.1
 
 
 @pytest.fixture
-def parts(settings: Any, redis_client: Any) -> Any:
-    app = create_app(replace(settings, schedule_clock_jobs=True))
+def parts(clock_parts: Any) -> Any:
     time = Time(1_900_000_000.25)  # a quarter past a whole second: RQ's job comes 0.75 s after the deadline
-    tables: Games = app.extensions["mayi"].games
-    tables.clock = time
-    clock = Clock(tables.repo, Queue(settings.queue_name, connection=redis_client), now=time)
-    tables.on_commit = clock.on_commit
-    return app.test_client(), tables, clock, time
+    p = clock_parts(time)
+    return p.client, p.tables, p.clock, p.time
 
 
 def _table(client: Any) -> str:

@@ -28,7 +28,7 @@ from http_moves import auth
 from serving import create_game, healthy, mayi_serve, new_game, redis_process, wait_until
 
 from mayi_service.config import Settings
-from mayi_service.play.games import LEASE_MARGIN_SECONDS
+from mayi_service.play.slots import LEASE_MARGIN_SECONDS
 
 DEFAULTS = Settings()
 #: A stream's lease: renewed at each heartbeat, it lasts two and the margin.

@@ -438,10 +438,10 @@ def test_a_crash_between_the_commit_and_the_clock_job_is_repaired_by_the_sweeper
     service = Service(settings, connect(cluster.url))
     games, clock = service.games, service.clock
 
-    def crash(record: Any, at: int) -> None:
+    def crash(game_id: str, at: int, replaces: float | None = None) -> None:
         raise RuntimeError("the process died before queueing the clock job")
 
-    clock.on_commit = crash  # type: ignore[method-assign]
+    clock.schedule = crash  # type: ignore[method-assign]
     quick = {"claim_seconds": 1, "turn_seconds": 1}
     players = [{"name": n} for n in ("Ann", "Bob", "Cy")]
     with pytest.raises(RuntimeError):

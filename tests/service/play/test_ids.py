@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from mayi_service.play.games import new_id
+from mayi_service.play.tables import new_id
 
 
 def test_fresh_ids_never_begin_with_a_dash():
