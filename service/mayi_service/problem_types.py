@@ -1,18 +1,20 @@
-"""The API's problem types (RFC 9457), each declared once: its ``code``, HTTP ``status`` and ``title``.
+"""The API's problem types (RFC 9457), each declared once: its ``code``, HTTP ``status`` and ``title``;
+and :class:`ServiceError`, the error every part of the service raises to answer one.
 
 The engine's errors (by their :class:`~mayi_engine.ErrorCode`), the service's own, werkzeug's
 and the HTTP server's answers, and the OpenAPI document's ``Problem.code`` enum all take theirs
 from :class:`Problem`; tests/service/contract/test_problem_codes.py holds the SDK's exceptions
 (``mayi_sdk.errors.BY_CODE``) and the tables of docs/api.md to it.
 
-It imports only the engine's error codes: gunicorn's master process loads it (server.py).
+It imports only the engine's error codes: gunicorn's master process loads it (server/worker.py).
 """
 
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
-from mayi_engine.errors import ErrorCode
+from mayi_engine.errors import ErrorCode, MayIError
 
 PROBLEM_TYPE = "https://mayi.invalid/problems/"
 CONTENT_TYPE = "application/problem+json"
@@ -126,3 +128,28 @@ def for_status(status: int) -> Problem:
 def of_engine(code: ErrorCode) -> Problem:
     """The problem of an engine error code."""
     return BY_CODE[code.value]
+
+
+class ServiceError(Exception):
+    """An error the API reports: its :class:`Problem` (which gives its status and stable
+    code), and a detail for people."""
+
+    def __init__(self, kind: Problem, detail: str, headers: dict[str, str] | None = None, **extra: Any):
+        super().__init__(detail)
+        if kind.status is None:
+            raise ValueError(f"{kind!r} has no status of its own")
+        self.problem = kind
+        self.status: int = kind.status
+        self.code = kind.code
+        self.detail = detail
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def from_engine(exc: MayIError) -> ServiceError:
+    """The API error for an engine error."""
+    extra = {k: v for k, v in exc.extra.items() if v is not None}
+    headers = {}
+    if exc.code == "claims_open" and "retry_after" in extra:
+        headers["Retry-After"] = str(max(1, int(-(-extra["retry_after"] // 1))))
+    return ServiceError(of_engine(exc.code), exc.message, headers, **extra)

@@ -16,8 +16,8 @@ from mayi_service.api import schemas as s
 from mayi_service.api.common import answers_decision, bearer_token, document_errors, is_number
 from mayi_service.api.context import services
 from mayi_service.api.games import ETAG, VIEW, blp, with_etag
-from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.bots.decisions import KEY_PREFIX
+from mayi_service.play.decisions import KEY_PREFIX
+from mayi_service.problem_types import Problem, ServiceError
 
 #: What an action can answer besides 200 (400 and 413: a body that is not JSON, or too large).
 ACTION_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 429, 503)

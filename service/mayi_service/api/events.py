@@ -18,11 +18,11 @@ from mayi_service.api import schemas as s
 from mayi_service.api.common import bearer_token, document_errors, is_number
 from mayi_service.api.context import services
 from mayi_service.api.games import blp
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.api.waiting import STREAMS, WAITS, client_key, give, slot_errors, waiting, waiting_slot
 from mayi_service.play.games import Games, Viewer
 from mayi_service.play.slots import WaitSlot
 from mayi_service.play.views import visible
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.server.deadlines import HangUp
 from mayi_service.storage import codec
 from mayi_service.storage.hub import WINDOW_EVENTS, SharedEvent

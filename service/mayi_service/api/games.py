@@ -11,9 +11,9 @@ from flask.views import MethodView
 from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors
 from mayi_service.api.context import services
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.bots.seats import seat_for_bot
 from mayi_service.play.games import Viewer
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
 
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")

@@ -15,7 +15,7 @@ from mayi_engine import GameStatus
 from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, document_errors
 from mayi_service.api.context import services
-from mayi_service.api.problems import Problem, ServiceError
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage.connections import reachable
 
 blp = StrictBlueprint("health", __name__, description="Liveness and metrics")

@@ -11,9 +11,9 @@ from mayi_engine import VARIANTS
 from mayi_service.api.bots import bots
 from mayi_service.api.common import StrictBlueprint, bearer_token, document_errors
 from mayi_service.api.context import services
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.api.schemas import ladder as s
 from mayi_service.ladder.matches import Ladder
+from mayi_service.problem_types import Problem, ServiceError
 
 blp = StrictBlueprint("ladder", __name__, url_prefix="/v1/ladder", description="The bot ladder")
 

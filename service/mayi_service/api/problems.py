@@ -18,7 +18,7 @@ from werkzeug.exceptions import HTTPException
 
 from mayi_engine.errors import MayIError
 from mayi_service.api.schemas.fields import CARD_ERROR
-from mayi_service.problem_types import CONTENT_TYPE, PROBLEM_TYPE, Problem, for_status, of_engine
+from mayi_service.problem_types import CONTENT_TYPE, PROBLEM_TYPE, Problem, ServiceError, for_status, from_engine
 from mayi_service.storage.repository import GameGone
 
 if TYPE_CHECKING:
@@ -32,22 +32,6 @@ UNAVAILABLE_DETAIL = (
     "applied: retry with the same Idempotency-Key (the retry gets the first answer, and the action "
     "takes effect once only), or read the game before acting again"
 )
-
-
-class ServiceError(Exception):
-    """An error the API reports: its :class:`Problem` (which gives its status and stable
-    code), and a detail for people."""
-
-    def __init__(self, kind: Problem, detail: str, headers: dict[str, str] | None = None, **extra: Any):
-        super().__init__(detail)
-        if kind.status is None:
-            raise ValueError(f"{kind!r} has no status of its own")
-        self.problem = kind
-        self.status: int = kind.status
-        self.code = kind.code
-        self.detail = detail
-        self.headers = headers or {}
-        self.extra = extra
 
 
 def problem(
@@ -67,15 +51,6 @@ def problem(
     for k, v in (headers or {}).items():
         response.headers[k] = v
     return response
-
-
-def from_engine(exc: MayIError) -> ServiceError:
-    """The API error for an engine error."""
-    extra = {k: v for k, v in exc.extra.items() if v is not None}
-    headers = {}
-    if exc.code == "claims_open" and "retry_after" in extra:
-        headers["Retry-After"] = str(max(1, int(-(-extra["retry_after"] // 1))))
-    return ServiceError(of_engine(exc.code), exc.message, headers, **extra)
 
 
 def _validation_detail(messages: Any, path: str = "") -> list[str]:

@@ -12,9 +12,9 @@ import redis
 from flask import request
 
 from mayi_service.api.context import services
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.play.games import token_hash
 from mayi_service.play.slots import AddressSlotsFull, ProcessSlotsFull, WaitSlot
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.server.deadlines import address_key
 from mayi_service.storage.leases import StreamSlotsFull
 

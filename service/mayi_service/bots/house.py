@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import GameStatus, move_from_json, pending_claimants, to_act
 from mayi_engine.state import State
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.play.games import Games
 from mayi_service.play.listeners import Commit
 from mayi_service.play.views import Viewer, game_view
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
 from mayi_service.storage.followups import FollowUps
 from mayi_service.storage.records import GameRecord

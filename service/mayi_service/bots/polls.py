@@ -16,11 +16,11 @@ from redis.commands.core import Script
 
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
-from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.bots.decisions import decision_entry, decision_key
+from mayi_service.play.decisions import decision_entry, decision_key
 from mayi_service.play.slots import AddressSlotsFull, ProcessSlotsFull, WaitSlot
 from mayi_service.play.tables import token_hash
 from mayi_service.play.views import Viewer, game_view
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
 from mayi_service.storage.leases import StreamSlotsFull
 from mayi_service.storage.repository import GameRepository

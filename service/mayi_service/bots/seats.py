@@ -39,10 +39,10 @@ from typing import Any
 import redis
 
 import mayi_engine as engine
-from mayi_service.api.problems import Problem, ServiceError
 from mayi_service.bots.polls import Polls, is_bot_token, unauthorized
 from mayi_service.bots.wakes import Deliveries, Wakes
 from mayi_service.play.tables import new_token, token_hash
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage.leases import lease_script
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import GameRepository

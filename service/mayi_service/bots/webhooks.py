@@ -3,7 +3,7 @@ there by an RQ job, at least once, signed by the Standard Webhooks specification
 
 * **When.** After a commit, :meth:`Webhooks.on_commit` enqueues one delivery per woken seat
   of a webhook bot that must act, once per decision (``(game, seat, key)``, the key of
-  :func:`mayi_service.bots.decisions.decision_key`: another seat's answer to the same
+  :func:`mayi_service.play.decisions.decision_key`: another seat's answer to the same
   upcard sends nothing new).
 * **What.** The job sends the decision (one entry of ``GET /v1/bots/me/decisions``) only
   while it is still waiting: not after the game ended, the deadline passed, or the seat
@@ -35,14 +35,14 @@ from rq import Queue
 
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
-from mayi_service.api.problems import ServiceError
 from mayi_service.bots.addresses import RefusedURL, resolve
-from mayi_service.bots.decisions import decision_entry, decision_key
 from mayi_service.bots.seats import bot_key
 from mayi_service.bots.transport import post, signed_headers
 from mayi_service.config import Settings
+from mayi_service.play.decisions import decision_entry, decision_key
 from mayi_service.play.games import Viewer
 from mayi_service.play.views import game_view
+from mayi_service.problem_types import ServiceError
 from mayi_service.storage import codec
 from mayi_service.storage.connections import UNREACHABLE, Outage
 from mayi_service.storage.deliveries import DeliveryStore

@@ -34,7 +34,7 @@ def ladder_run(variant: str, matches: int, workers: int, players: int | None, as
     kept there: a later run goes on from them, and each game's replay stays readable
     with `mayi replay GAME_ID`.
     """
-    from mayi_service.ladder.run import run_local_ladder
+    from mayi_service.cli.local_ladder import run_local_ladder
 
     rules = get_rules(variant)
     if players is not None and not rules.min_players <= players <= rules.max_players:

@@ -127,9 +127,9 @@ def replay(game_id: str, as_json: bool) -> None:
 
     Reads the game from REDIS_URL (without it, the embedded Redis in ./var: --data-dir,
     MAYI_DATA_DIR)."""
-    from mayi_service.api.problems import ServiceError
     from mayi_service.config import Settings
     from mayi_service.play.replay_text import replay_lines
+    from mayi_service.problem_types import ServiceError
     from mayi_service.service import Service
     from mayi_service.storage.repository import GameGone
 

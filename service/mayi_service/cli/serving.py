@@ -70,6 +70,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     import sys
 
     from mayi_service import gunicorn_config as conf
+    from mayi_service.api.app import create_app
     from mayi_service.config import Settings
     from mayi_service.processes import Supervisor, die_with_parent
     from mayi_service.server.worker import run_api
@@ -129,7 +130,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     click.echo("  Stop with Ctrl+C.")
     try:
         # The job workers start stopping when the stop signal arrives, while the API drains.
-        run_api(host, port, workers, connections or conf.worker_connections, on_stop=supervisor.begin_stop)
+        run_api(create_app, host, port, workers, connections or conf.worker_connections, on_stop=supervisor.begin_stop)
     finally:
         supervisor.stop()
         if gave_up:  # gunicorn exits with status 0 on the SIGTERM: say why, and exit with 3

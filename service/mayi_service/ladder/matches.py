@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from mayi_engine import standings
 from mayi_engine.rules import VARIANTS
-from mayi_service.api.problems import ServiceError
 from mayi_service.bots.seats import Bots
 from mayi_service.config import Settings
 from mayi_service.ladder import ratings
@@ -29,7 +28,7 @@ from mayi_service.ladder.matchmaking import Entry, house_id, pick_table, table_s
 from mayi_service.ladder.tables import MatchTables
 from mayi_service.play.games import Games
 from mayi_service.play.tables import house_bot_name, new_id
-from mayi_service.problem_types import Problem
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
 from mayi_service.storage.ladder import LadderStore
 from mayi_service.storage.repository import GameRecord

@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import redis
 from redis.exceptions import WatchError
@@ -49,9 +49,6 @@ from mayi_service.storage.connections import UNREACHABLE, Outage
 from mayi_service.storage.followups import FollowUps
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, GameRepository
-
-if TYPE_CHECKING:
-    from mayi_service.bots.house import HouseBots
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +71,14 @@ def job_id(game_id: str, at: int) -> str:
     return f"clock-{game_id}-{at}"
 
 
+class Redrives(Protocol):
+    """A part whose lost work the sweeper queues again (the house bots' decisions)."""
+
+    def redrive(self) -> object:
+        """Queue again the work whose job was lost."""
+        ...
+
+
 class Clock:
     """Schedules and runs the clock jobs of the games of one repository (a commit listener
     of :class:`~mayi_service.play.games.Games`). ``jobs``: the Redis of the RQ jobs (default: the
@@ -86,7 +91,7 @@ class Clock:
         now: Callable[[], float] = time.time,
         *,
         jobs: redis.Redis | None = None,
-        house: HouseBots | None = None,
+        house: Redrives | None = None,
     ) -> None:
         self.repo = repo
         self.queue = queue

@@ -16,13 +16,13 @@ import mayi_engine as engine
 from mayi_engine.errors import MayIError
 from mayi_engine.moves import Move, Timeout
 from mayi_engine.state import GameStatus, State
-from mayi_service.api.problems import Problem, ServiceError, from_engine
-from mayi_service.bots.decisions import decision_key
+from mayi_service.play.decisions import decision_key
 from mayi_service.play.listeners import Commit, CommitListener
 from mayi_service.play.slots import ProcessSlots, WaitSlot
 from mayi_service.play.steps import Played, Update, state_change
 from mayi_service.play.tables import Seating, token_hash
 from mayi_service.play.views import Reading, Viewer, visible
+from mayi_service.problem_types import Problem, ServiceError, from_engine
 from mayi_service.storage import codec
 from mayi_service.storage.records import Change, GameRecord
 from mayi_service.storage.repository import GameGone, GameRepository, VersionConflict

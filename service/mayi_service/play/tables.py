@@ -13,9 +13,9 @@ from mayi_engine.cards import card_codes, parse_card
 from mayi_engine.errors import MayIError
 from mayi_engine.rules import Rules, get_rules
 from mayi_engine.state import GameStatus, State
-from mayi_service.api.problems import Problem, ServiceError, from_engine
 from mayi_service.play.listeners import Commit, CommitListener
 from mayi_service.play.steps import Update, stamp, state_change
+from mayi_service.problem_types import Problem, ServiceError, from_engine
 from mayi_service.storage import codec
 from mayi_service.storage.records import Change, GameRecord, TableMeta
 from mayi_service.storage.repository import GameRepository

@@ -10,8 +10,8 @@ import mayi_engine as engine
 from mayi_engine.rules import get_rules
 from mayi_engine.state import GameStatus, State
 from mayi_engine.views import player_view
-from mayi_service.api.problems import Problem, ServiceError
-from mayi_service.bots.decisions import decision_key
+from mayi_service.play.decisions import decision_key
+from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import GameGone, GameRepository

@@ -277,7 +277,10 @@ def raise_open_files(wanted: int) -> int:
 
 
 class _Gunicorn(BaseApplication):  # type: ignore[misc]
-    def __init__(self, options: dict[str, Any]) -> None:
+    """gunicorn's custom application: ``make_app`` is called in each worker (``load``)."""
+
+    def __init__(self, make_app: Callable[[], Any], options: dict[str, Any]) -> None:
+        self.make_app = make_app
         self.options = options
         super().__init__()
 
@@ -286,14 +289,20 @@ class _Gunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from mayi_service.api.app import create_app
-
-        return create_app()
+        return self.make_app()
 
 
-def run_api(host: str, port: int, workers: int, connections: int, on_stop: Callable[[], None] | None = None) -> None:
-    """Serve the API on ``host:port`` until interrupted (settings of :mod:`.gunicorn_config`);
-    ``on_stop`` is called (in a signal handler) when SIGTERM, SIGINT or SIGQUIT arrives."""
+def run_api(
+    make_app: Callable[[], Any],
+    host: str,
+    port: int,
+    workers: int,
+    connections: int,
+    on_stop: Callable[[], None] | None = None,
+) -> None:
+    """Serve the WSGI app that ``make_app`` makes (in each worker) on ``host:port`` until
+    interrupted (settings of :mod:`.gunicorn_config`); ``on_stop`` is called (in a signal
+    handler) when SIGTERM, SIGINT or SIGQUIT arrives."""
     from mayi_service import gunicorn_config as conf
 
     def when_ready(server: Any) -> None:
@@ -311,6 +320,7 @@ def run_api(host: str, port: int, workers: int, connections: int, on_stop: Calla
             signal.signal(sig, handler)
 
     _Gunicorn(
+        make_app,
         {
             "when_ready": when_ready,
             "bind": f"{host}:{port}",
@@ -324,5 +334,5 @@ def run_api(host: str, port: int, workers: int, connections: int, on_stop: Calla
             "child_exit": conf.child_exit,
             "accesslog": None,
             "loglevel": "warning",
-        }
+        },
     ).run()

@@ -26,8 +26,8 @@ from mayi_engine import (
     status,
 )
 from mayi_engine.state import dumps
-from mayi_service.bots.decisions import decision_key
 from mayi_service.bots.wakes import waking_seats
+from mayi_service.play.decisions import decision_key
 from mayi_service.storage.records import GameRecord, TableMeta
 
 

@@ -1,5 +1,6 @@
-"""The service's import graph has no circle: every import statement of ``mayi_service``, at
-any depth in a module (a function's lazy import too), read from the source's AST."""
+"""The service's import graph has no circle, between its modules nor between its packages:
+every import statement of ``mayi_service``, at any depth in a module (a function's lazy import
+too), read from the source's AST."""
 
 from __future__ import annotations
 
@@ -84,6 +85,31 @@ def test_the_service_imports_in_no_circle() -> None:
     found_circles = circles(graph)
     described = ["; ".join(f"{m} imports {sorted(graph[m] & set(c))}" for m in c) for c in found_circles]
     assert not found_circles, "import circles in mayi_service: " + " | ".join(described)
+
+
+def test_the_service_packages_import_in_no_circle() -> None:
+    """The packages are layers (storage, play, bots, ladder, the composition root, api, cli):
+    no package imports one that imports it back, through any of their modules."""
+    found = modules()
+    graph = {name: imports(name, path, set(found)) for name, path in found.items()}
+
+    def top(name: str) -> str:
+        return name.split(".")[1] if "." in name else name
+
+    packages: dict[str, set[str]] = {top(name): set() for name in graph}
+    for name, targets in graph.items():
+        packages[top(name)] |= {top(t) for t in targets} - {top(name)}
+    assert "play" in packages["api"]  # the graph is read at all
+    found_circles = circles(packages)
+    described = [
+        "; ".join(
+            f"{p} imports {sorted(q for q in c if q in packages[p])} "
+            f"({sorted(m for m in graph if top(m) == p and {top(t) for t in graph[m]} & set(c) - {p})[:3]})"
+            for p in c
+        )
+        for c in found_circles
+    ]
+    assert not found_circles, "package circles in mayi_service: " + " | ".join(described)
 
 
 def test_every_job_the_parts_queue_is_a_function_of_the_jobs_module() -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mayi_engine import ErrorCode, IllegalMoveError, InvalidMoveError
-from mayi_service.api.problems import from_engine
-from mayi_service.problem_types import of_engine
+from mayi_service.problem_types import from_engine, of_engine
 
 #: 422: this move (its cards and melds) is not legal in the game as it is, or is malformed.
 INVALID = {
