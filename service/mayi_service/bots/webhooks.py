@@ -147,8 +147,8 @@ class Webhooks:
         (``seats``: the woken seats' bot ids; ``state``: the record's engine state, if the
         caller has it), unless that decision was enqueued already.
 
-        ``urls``: the bots' ``webhook_url`` as the commit read them (on a single Redis, in
-        the same call: :meth:`mayi_service.bots.seats.Bots.plan_wake`); ``None``: read here.
+        ``urls``: the bots' ``webhook_url`` as their wakes read them (in the same script, after
+        the commit: :meth:`mayi_service.bots.wakes.Wakes.follow`); ``None``: read here.
         The URL is read at each commit, never kept: one set mid-game counts from the next
         commit on, and one cleared stops the deliveries."""
         if self.queue is None or record.status != GameStatus.PLAYING or record.state is None:
