@@ -23,9 +23,9 @@ def run_clock_job(game_id: str, at: int | None = None) -> None:
     service.clock.run(service.games, game_id, at)
 
 
-def run_house_job(game_id: str, version: int | None) -> None:
-    """One decision of a house seat of ``game_id`` at ``version`` (``None``: its current one;
-    see :class:`~mayi_service.bots.house.HouseBots`)."""
+def run_house_job(game_id: str, version: int) -> None:
+    """One decision of a house seat of ``game_id`` at ``version`` (see
+    :class:`~mayi_service.bots.house.HouseBots`)."""
     service = worker_service()
     try:
         service.house.play(service.games, game_id, version)

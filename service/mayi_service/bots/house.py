@@ -63,7 +63,7 @@ def job_id(game_id: str, version: int) -> str:
     return f"house-{game_id}-{version}"
 
 
-def _redrive_id(game_id: str, version: int | None, lease: float) -> str:
+def _redrive_id(game_id: str, version: int, lease: float) -> str:
     """The job the sweeper queues again for ``game_id`` at ``version``: one per lease."""
     return f"house-{game_id}-{version}-again-{int(lease * 1000)}"
 
@@ -164,13 +164,12 @@ class HouseBots:
         return len(overdue)
 
     # -- the job ---------------------------------------------------------------
-    def play(self, games: Games, game_id: str, version: int | None) -> bool:
-        """Play one decision of a house seat of ``game_id`` at ``version`` through ``games``
-        (``None``: the version it is at, a re-driven entry from before entries had a version).
+    def play(self, games: Games, game_id: str, version: int) -> bool:
+        """Play one decision of a house seat of ``game_id`` at ``version`` through ``games``.
         True if one was played. A version whose decision is not played (the game moved on or
         is gone, none is due, the bot waits or fails) leaves the house due-set."""
         record = self.repo.load(game_id)
-        if record is None or (version is not None and record.version != version):
+        if record is None or record.version != version:
             self.repo.drop_house_due(game_id, version)  # gone, or a newer commit queued its own job
             return False
         if record.status != GameStatus.PLAYING or record.state is None:

@@ -7,7 +7,6 @@ and a view and events are written, for each action.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import orjson
@@ -16,12 +15,8 @@ from mayi_engine import State, from_json, to_json
 
 
 def dump(data: Any) -> str:
-    """``data`` as compact JSON text. Text orjson refuses (a lone surrogate, in a table
-    stored before names were checked) is written with escapes, the standard way."""
-    try:
-        return orjson.dumps(data).decode()
-    except TypeError:
-        return json.dumps(data, separators=(",", ":"))
+    """``data`` as compact JSON text."""
+    return orjson.dumps(data).decode()
 
 
 def dump_bytes(data: Any) -> bytes:
@@ -30,12 +25,8 @@ def dump_bytes(data: Any) -> bytes:
 
 
 def load(text: str | bytes) -> Any:
-    """JSON text as data. Text that orjson refuses but the standard library reads (a lone
-    surrogate escape, stored before names were checked) is read the standard way."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
+    """JSON text as data."""
+    return orjson.loads(text)
 
 
 def dump_state(state: State) -> str:

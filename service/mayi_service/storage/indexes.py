@@ -52,18 +52,18 @@ class Indexes(Keys):
         """Make ``game_id`` at ``version`` due in the house due-set at ``at``."""
         self.r.zadd(self.house_due_key(game_id), {_member(game_id, version): at})
 
-    def take_house_due(self, now: float, lease: float, limit: int = 500) -> list[tuple[str, int | None]]:
+    def take_house_due(self, now: float, lease: float, limit: int = 500) -> list[tuple[str, int]]:
         """The game versions of the house due-set overdue at ``now`` (at most ``limit`` a shard),
         each made due again at ``lease``: several workers' sweepers share them, each taken by
-        one. (``None``: an entry without a version, from before they had one.)"""
-        taken: list[tuple[str, int | None]] = []
+        one."""
+        taken: list[tuple[str, int]] = []
         for key in self.index_keys("house"):
             for member in self._take_due(keys=[key], args=[now, lease, limit]):
                 game_id, _, version = member.decode().rpartition(":")
-                taken.append((game_id, int(version)) if game_id else (version, None))
+                taken.append((game_id, int(version)))
         return taken
 
-    def drop_house_due(self, game_id: str, version: int | None, batch: FollowUps | None = None) -> None:
+    def drop_house_due(self, game_id: str, version: int, batch: FollowUps | None = None) -> None:
         """Drop ``game_id`` at ``version`` from the house due-set (that version needs no house
         decision, or it is past; in ``batch``, if given). Another version's entry stays."""
         command = ("ZREM", self.house_due_key(game_id), _member(game_id, version))
@@ -208,6 +208,6 @@ class Indexes(Keys):
         return sum(int(n) for n in pipe.execute())
 
 
-def _member(game_id: str, version: int | None) -> str:
-    """A game version's member in the house due-set (a game id alone: one without a version)."""
-    return game_id if version is None else f"{game_id}:{version}"
+def _member(game_id: str, version: int) -> str:
+    """A game version's member in the house due-set."""
+    return f"{game_id}:{version}"

@@ -138,20 +138,6 @@ def test_a_name_is_trimmed_and_may_be_any_40_characters(http):
     assert taken.json()["game"]["status"] == "playing"
 
 
-def test_a_table_stored_with_a_lone_surrogate_before_the_fix_is_not_jammed(app, live_server, http):
-    """A table that got such a name from an earlier version (no schema in the way) still
-    deals when its last seat is taken, instead of failing for good."""
-    tables = app.extensions["mayi"].games
-    record, _ = tables.create(
-        {"variant": "may_i", "seats": 2, "options": {}, "players": [{"name": "\ud800"}], "test": None}
-    )
-    taken = post(http, f"/v1/games/{record.id}/seats", json.dumps({"name": "Bob"}))
-    assert taken.status_code == 201, taken.text
-    assert taken.json()["game"]["status"] == "playing"
-    session, base = http
-    assert session.get(f"{base}/v1/games/{record.id}", timeout=TIMEOUT).status_code == 200
-
-
 # ---------------------------------------------------------------------------
 # JSON that is not JSON the service reads
 
