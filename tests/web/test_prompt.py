@@ -39,6 +39,7 @@ def test_the_prompt_is_yours_only_when_the_move_is(served: Any, new_page: Any) -
     expect(page).not_to_have_title("Your turn · May I: the web table")
 
     page.get_by_role("button", name="Pass on").click()
+    expect(turn).not_to_have_attribute("data-you", "answer")  # the pass has landed: Bob may draw
     act(url, game_id, tokens[1], "turn/draw", {"source": "stock"})
     discard_any(url, game_id, tokens[1])
     pass_claim(url, game_id, tokens[0])
