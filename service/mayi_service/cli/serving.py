@@ -4,6 +4,7 @@ worker`` (the RQ job workers)."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -70,7 +71,6 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     import sys
 
     from mayi_service import gunicorn_config as conf
-    from mayi_service.api.app import create_app
     from mayi_service.config import Settings
     from mayi_service.processes import Supervisor, die_with_parent
     from mayi_service.server.worker import run_api
@@ -130,7 +130,7 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
     click.echo("  Stop with Ctrl+C.")
     try:
         # The job workers start stopping when the stop signal arrives, while the API drains.
-        run_api(create_app, host, port, workers, connections or conf.worker_connections, on_stop=supervisor.begin_stop)
+        run_api(_make_app, host, port, workers, connections or conf.worker_connections, on_stop=supervisor.begin_stop)
     finally:
         supervisor.stop()
         if gave_up:  # gunicorn exits with status 0 on the SIGTERM: say why, and exit with 3
@@ -252,3 +252,11 @@ def _check_worker(settings: Settings, kinds: list[str]) -> None:
 
     if not any(w.hostname == host and sorted(w.queue_names()) == wanted and here(w.pid) for w in Worker.all(jobs)):
         raise click.ClickException(f"no RQ worker of --jobs {','.join(kinds)} on {host} is registered in Redis")
+
+
+def _make_app() -> Any:
+    """The API app, made in each gunicorn worker: the app (and prometheus_client) is imported
+    there, after the master has set the metrics' multiprocess directory."""
+    from mayi_service.api.app import create_app
+
+    return create_app()
