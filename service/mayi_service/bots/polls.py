@@ -4,7 +4,6 @@ for the next one (its wake stream, through the shared-wait hub), in one read on 
 from __future__ import annotations
 
 import contextlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -12,7 +11,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import redis
-from redis.commands.core import Script
 
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
@@ -22,6 +20,7 @@ from mayi_service.play.tables import token_hash
 from mayi_service.play.views import Viewer, game_view
 from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage import codec
+from mayi_service.storage.bots import BotStore, Lease, PollRead
 from mayi_service.storage.leases import StreamSlotsFull
 from mayi_service.storage.repository import GameRepository
 
@@ -55,19 +54,12 @@ class Polls:
     token look-up and seats these read)."""
 
     repo: GameRepository
-    r: redis.Redis
+    store: BotStore
     clock: Callable[[], float]
     idle_ttl: int
-    _poll_script: Script
-    _poll_key_parts: tuple[str, ...]
     _states: dict[str, engine.State]
-    bot_id_for: Callable[[str | None], str | None]
     require: Callable[[str | None], str]
     touch: Callable[..., None]
-    token_key: Callable[[str], str]
-    wake_key: Callable[[str], str]
-    games_key: Callable[[str], str]
-    wake_seq_key: Callable[[str], str]
     seats_of: Callable[[str], dict[str, list[int]]]
 
     def page(
@@ -89,15 +81,12 @@ class Polls:
         read = dict(read or {})
         missing = [g for g in held if g not in read]
         if missing:
-            pipe = self.r.pipeline(transaction=False)
-            for game_id in missing:
-                pipe.hgetall(self.repo.game_key(game_id))
-            read.update(zip(missing, pipe.execute(), strict=True))
+            read.update(self.store.game_hashes(missing))
         loaded = (self.repo.record_of(g, read[g]) for g in held)
         records = {r.id: r for r in loaded if r is not None}
         gone = [g for g in held if g not in records or records[g].status == GameStatus.FINISHED]
         if gone:
-            self.r.hdel(self.games_key(bot_id), *gone)
+            self.store.forget_games(bot_id, gone)
         page = DecisionPage([], len(held) - len(gone))
         for game_id, seats in held.items():
             record = records.get(game_id)
@@ -142,42 +131,18 @@ class Polls:
 
     def _poll_read(
         self, token: str, bot_id: str | None = None, slot: WaitSlot | None = None, op: str = ""
-    ) -> tuple[str | None, int, dict[str, list[int]], dict[str, Any], bool]:
-        """What a decisions poll reads: the bot id (``None``: ``token`` is not a valid bot
-        token), its wake number, :meth:`seats_of`, the hashes of those games, and whether
-        it took ``slot``'s count; with a ``bot_id``, no token lookup. ``op``: ``"take"``
-        ``slot``'s count (up to its limit), or ``"give"`` it back. On a single Redis all of
-        it is one script, one round trip; on a cluster, where these keys live in different
-        slots, separate calls (the count is then never taken here, and the games' hashes
-        are left to :meth:`page`). The wake number is read before the games."""
-        if self.repo.single:
-            keys = [self.token_key(token_hash(token))]
-            args: list[Any] = [bot_id or "", self.idle_ttl, "", 0, 0, *self._poll_key_parts, ""]
-            if slot is not None and op:
-                keys.append(slot.key)
-                args[2:5] = [op, slot.limit, slot.lease_ms]
-                args[10] = slot.lease
-            found = self.repo.run(self._poll_script, keys, args)
-            if found is None:
-                return None, 0, {}, {}, False
-            raw_bot, seq, raw_games, hashes, took = found
-            if bot_id is None:
-                bot_id = raw_bot.decode()
-                self.touch(bot_id)
-            held = {raw_games[i].decode(): json.loads(raw_games[i + 1]) for i in range(0, len(raw_games), 2)}
-            read = {game_id: _pairs(h) for game_id, h in zip(held, hashes, strict=True)}
-            return bot_id, int(seq), held, read, bool(took)
-        if slot is not None and op == "give":
-            self.repo.drop_lease(slot.key, slot.lease)
+    ) -> tuple[str | None, PollRead]:
+        """What a decisions poll reads (:meth:`BotStore.poll_read`): the bot id (``None``:
+        ``token`` is not a valid bot token) and its :class:`PollRead`; with a ``bot_id``, no
+        token lookup. ``op``: ``"take"`` ``slot``'s count (up to its limit), or ``"give"`` it
+        back; on a cluster the count is never taken here."""
+        lease = None if slot is None or not op else Lease(slot.key, slot.lease, op, slot.limit, slot.lease_ms)
+        found = self.store.poll_read(token_hash(token), bot_id, self.idle_ttl, lease)
+        if found is None:
+            return None, _NOTHING
         if bot_id is None:
-            bot_id = self.bot_id_for(token)
-            if bot_id is None:
-                return None, 0, {}, {}, False
-        pipe = self.r.pipeline(transaction=False)  # in order: the wake number first
-        pipe.get(self.wake_seq_key(bot_id))
-        pipe.hgetall(self.games_key(bot_id))
-        seq, raw = pipe.execute()
-        return bot_id, int(seq or 0), {k.decode(): json.loads(v) for k, v in raw.items()}, {}, False
+            self.touch(found[0])
+        return found
 
     def poll(
         self,
@@ -198,21 +163,22 @@ class Polls:
         if not is_bot_token(token):
             self.require(token)  # raises: no token, or not a bot token
         take = slot is not None and wait > 0 and slot.take_process()
-        took = False
+        read = _NOTHING
         try:
-            bot_id, seen, held, read, took = self._poll_read(str(token), slot=slot, op="take" if take else "")
+            bot_id, read = self._poll_read(str(token), slot=slot, op="take" if take else "")
         finally:
             if slot is not None and take:
-                slot.counted(took)
+                slot.counted(read.took)
         if bot_id is None:
             raise unauthorized()
+        seen = read.seq
         deadline = time.monotonic() + wait
         woken = waited = False
         try:
             while True:
-                page = self.page(bot_id, held=held, skip=skip, read=read)
+                page = self.page(bot_id, held=read.held, skip=skip, read=read.hashes)
                 left = deadline - time.monotonic()
-                if page.decisions or left <= 0 or (page.games == 0 and (woken or held)):
+                if page.decisions or left <= 0 or (page.games == 0 and (woken or read.held)):
                     return page  # (no games left: those it sat in have ended; nothing will come)
                 if page.changes_at is not None:
                     left = min(left, max(0.0, page.changes_at - self.clock()) + 0.005)
@@ -224,10 +190,11 @@ class Polls:
                             slot.take()
                 waited = True
                 if hangup is not None:
-                    hangup.on_gone = partial(self.repo.hub.interrupt, self.wake_key(bot_id))
-                woken = self.repo.hub.wait(self.wake_key(bot_id), seen, left, hangup)
+                    hangup.on_gone = partial(self.repo.hub.interrupt, self.store.wake_key(bot_id))
+                woken = self.repo.hub.wait(self.store.wake_key(bot_id), seen, left, hangup)
                 given = slot is not None and slot.held
-                _, seen, held, read, _ = self._poll_read(str(token), bot_id, slot, "give" if given else "")
+                _, read = self._poll_read(str(token), bot_id, slot, "give" if given else "")
+                seen = read.seq
                 if given:
                     slot.counted_down()
                 if hangup is not None and hangup.gone:
@@ -247,6 +214,5 @@ def unauthorized() -> ServiceError:
     )
 
 
-def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
-    """A hash as HGETALL's flat reply to a script lists it: field, value, field, value..."""
-    return dict(zip(flat[::2], flat[1::2], strict=True))
+#: What a poll reads for a token that is no bot's.
+_NOTHING = PollRead(0, {}, {}, False)

@@ -1,17 +1,5 @@
 """Bot accounts: registration, tokens, webhook secrets, the games a bot sits in, and its
-decisions waiting across those games.
-
-Redis keys (one hash tag per bot, ``{bot:<id>}``, so a bot's keys share a cluster slot):
-
-* ``<prefix>:{bot:<id>}:bot`` — hash: ``name``, ``created_at``, ``token_hash`` (SHA-256 of
-  the token: the token itself is never stored), ``secret`` and, during a rotation,
-  ``old_secret`` / ``old_secret_until``, ``webhook_url``.
-* ``<prefix>:{bot:<id>}:games`` — hash ``game_id`` → JSON list of the seats it holds there.
-* ``<prefix>:{bot:<id>}:wake`` — a short stream; one entry per commit that may have given the
-  bot a decision (numbered by ``<prefix>:{bot:<id>}:wake-seq``). Long-polls wait on it
-  through the shared-wait hub (:mod:`.hub`), so a waiting bot holds no Redis connection.
-* ``<prefix>:{index}:bot-token:<token hash>`` → bot id (the token lookup; on a Redis Cluster
-  ``<prefix>:{bot-token:<token hash>}``: see ``GameRepository.lookup_key``).
+decisions waiting across those games (their keys: :mod:`mayi_service.storage.bots`).
 
 The table's meta names the bot in each bot seat (``bot_ids``): the bots a commit wakes.
 
@@ -20,7 +8,7 @@ A bot's seats hold, in the game's token map, not the bot token's hash but
 every game untouched.
 
 Threat model of the webhook secret: the service must sign with it, so it is kept as it
-is (not hashed) in the bot's hash; whoever can read this Redis can read the secrets and,
+is (not hashed) in the bot's account; whoever can read this Redis can read the secrets and,
 as well, play any game. The secret is shown to the bot only at registration and rotation.
 """
 
@@ -29,21 +17,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 import mayi_engine as engine
 from mayi_service.bots.polls import Polls, is_bot_token, unauthorized
 from mayi_service.bots.wakes import Deliveries, Wakes
 from mayi_service.play.tables import new_token, token_hash
 from mayi_service.problem_types import Problem, ServiceError
-from mayi_service.storage.leases import lease_script
+from mayi_service.storage.bots import BotStore
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import GameRepository
 
@@ -71,11 +56,6 @@ class BotRecord:
     old_secret: str | None
 
 
-def bot_key(prefix: str, bot_id: str) -> str:
-    """The key of the hash of bot ``bot_id``'s account, under ``prefix``."""
-    return f"{prefix}:{{bot:{bot_id}}}:bot"
-
-
 class Bots(Polls, Wakes):
     """Bot accounts and their decisions, over the service's Redis (a commit listener of
     :class:`~mayi_service.play.games.Games`: each commit wakes the bots it gives a decision, and
@@ -91,8 +71,7 @@ class Bots(Polls, Wakes):
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.repo = repo
-        self.r: redis.Redis = repo.r
-        self.prefix = repo.prefix
+        self.store = BotStore(repo)
         self.deliveries = deliveries
         self.clock = clock
         #: How long the previous secret still signs (beside the new one) after a rotation.
@@ -103,33 +82,8 @@ class Bots(Polls, Wakes):
         self.idle_ttl = idle_ttl
         self.touch_seconds = 3600.0
         self._touched: dict[str, float] = {}
-        self._poll_script = self.r.register_script(lease_script("poll"))
         #: The states :meth:`page` parsed last, by their JSON text, oldest first (see :meth:`_state`).
         self._states: dict[str, engine.State] = {}
-        # The keys the poll script builds, cut where the bot id or game id goes.
-        bot_head, seq_tail = self.wake_seq_key("\0").split("\0")
-        game_head, game_tail = repo.game_key("\0").split("\0")
-        self._poll_key_parts = (bot_head, seq_tail, self.games_key("\0").split("\0")[1], game_head, game_tail)
-
-    # -- keys ---------------------------------------------------------------
-    def bot_key(self, bot_id: str) -> str:
-        return bot_key(self.prefix, bot_id)
-
-    def games_key(self, bot_id: str) -> str:
-        return f"{self.prefix}:{{bot:{bot_id}}}:games"
-
-    def wake_key(self, bot_id: str) -> str:
-        return f"{self.prefix}:{{bot:{bot_id}}}:wake"
-
-    def wake_seq_key(self, bot_id: str) -> str:
-        return f"{self.prefix}:{{bot:{bot_id}}}:wake-seq"
-
-    def token_key(self, digest: str) -> str:
-        return self.repo.lookup_key("bot-token", digest)
-
-    def wake_keys(self, bot_id: str) -> tuple[str, str, str]:
-        """The keys ``wake.lua`` names for a bot: its wake number, wake stream and account hash."""
-        return self.wake_seq_key(bot_id), self.wake_key(bot_id), self.bot_key(bot_id)
 
     # -- accounts -------------------------------------------------------------
     def register(self, name: str, webhook_url: str | None) -> dict[str, Any]:
@@ -140,38 +94,17 @@ class Bots(Polls, Wakes):
         fields = {"name": name, "created_at": repr(self.clock()), "token_hash": token_hash(token), "secret": secret}
         if webhook_url:
             fields["webhook_url"] = webhook_url
-        pipe = self.r.pipeline()
-        pipe.hset(self.bot_key(bot_id), mapping=fields)
-        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
-        if self.idle_ttl:
-            pipe.expire(self.bot_key(bot_id), self.idle_ttl)
-        pipe.execute()
+        self.store.create(bot_id, fields, token_hash(token), self.idle_ttl)
         return {"bot_id": bot_id, "name": name, "token": token, "webhook_secret": secret, "webhook_url": webhook_url}
 
     def bot_id_for(self, token: str | None) -> str | None:
         """The bot a token belongs to (``None``: not a bot token, or no longer valid)."""
         if not is_bot_token(token):
             return None
-        key = self.token_key(token_hash(str(token)))
-        if not self.idle_ttl:
-            found = self.r.get(key)
-            return found.decode() if isinstance(found, bytes) else found
-        found = self.r.getex(key, ex=self.idle_ttl)  # used: the account lives on
-        if found is None:
-            return None
-        bot_id = found.decode() if isinstance(found, bytes) else str(found)
-        self.touch(bot_id)
+        bot_id = self.store.bot_of(token_hash(str(token)), self.idle_ttl)  # used: the account lives on
+        if bot_id is not None:
+            self.touch(bot_id)
         return bot_id
-
-    def account_keys(self, bot_id: str) -> list[str]:
-        """The keys of a bot's account that expire when it is not used (not its token lookup)."""
-        return [
-            self.bot_key(bot_id),
-            self.games_key(bot_id),
-            self.wake_key(bot_id),
-            self.wake_seq_key(bot_id),
-            f"{self.prefix}:{{bot:{bot_id}}}:deliveries",
-        ]
 
     def touch(self, bot_id: str, force: bool = False) -> None:
         """Push back the expiry of the bot's account (at most once per ``touch_seconds`` in
@@ -184,10 +117,7 @@ class Bots(Polls, Wakes):
         if len(self._touched) > 10000:
             self._touched.clear()
         self._touched[bot_id] = now
-        pipe = self.r.pipeline(transaction=False)
-        for key in self.account_keys(bot_id):
-            pipe.expire(key, self.idle_ttl)
-        pipe.execute()
+        self.store.expire(bot_id, self.idle_ttl)
 
     def require(self, token: str | None) -> str:
         """The bot id of the caller's token, or 401 naming what is wrong."""
@@ -203,7 +133,7 @@ class Bots(Polls, Wakes):
         return bot_id
 
     def load(self, bot_id: str) -> BotRecord:
-        data = {k.decode(): v.decode() for k, v in self.r.hgetall(self.bot_key(bot_id)).items()}
+        data = self.store.account(bot_id)
         if not data:
             raise ServiceError(Problem.UNAUTHORIZED, "Authorization: this bot no longer exists")
         old = data.get("old_secret")
@@ -227,11 +157,7 @@ class Bots(Polls, Wakes):
     def rotate_token(self, bot_id: str, old_token: str) -> dict[str, Any]:
         """A new token; the old one stops working at once (the bot's seats stay its own)."""
         token = new_token("bot")
-        pipe = self.r.pipeline()
-        pipe.delete(self.token_key(token_hash(old_token)))
-        pipe.set(self.token_key(token_hash(token)), bot_id, ex=self.idle_ttl or None)
-        pipe.hset(self.bot_key(bot_id), "token_hash", token_hash(token))
-        pipe.execute()
+        self.store.replace_token(bot_id, token_hash(old_token), token_hash(token), self.idle_ttl)
         return {"bot_id": bot_id, "token": token}
 
     def rotate_secret(self, bot_id: str) -> dict[str, Any]:
@@ -239,17 +165,14 @@ class Bots(Polls, Wakes):
         bot = self.load(bot_id)
         secret = new_secret()
         until = self.clock() + self.secret_overlap
-        self.r.hset(
-            self.bot_key(bot_id),
-            mapping={"secret": secret, "old_secret": bot.secret, "old_secret_until": repr(until)},
-        )
+        self.store.set_fields(bot_id, {"secret": secret, "old_secret": bot.secret, "old_secret_until": repr(until)})
         return {"bot_id": bot_id, "webhook_secret": secret, "previous_secret_valid_until": until}
 
     def set_webhook(self, bot_id: str, url: str | None) -> None:
         if url:
-            self.r.hset(self.bot_key(bot_id), "webhook_url", url)
+            self.store.set_fields(bot_id, {"webhook_url": url})
         else:
-            self.r.hdel(self.bot_key(bot_id), "webhook_url")
+            self.store.drop_field(bot_id, "webhook_url")
 
     # -- seats ----------------------------------------------------------------
     def token_digest(self, token: str) -> str:
@@ -266,7 +189,8 @@ class Bots(Polls, Wakes):
             return self.repo.load_with_seat(game_id, token_hash(token))
         if not self.repo.single:
             return self.repo.load_with_seat(game_id, self.token_digest(token))
-        record, tokens, bot_id = self.repo.load_with_lookup(game_id, self.token_key(token_hash(token)), self.idle_ttl)
+        lookup = self.store.token_key(token_hash(token))
+        record, tokens, bot_id = self.repo.load_with_lookup(game_id, lookup, self.idle_ttl)
         if bot_id is None:
             return record, None  # no longer a valid token: it holds no seat
         self.touch(bot_id)
@@ -275,19 +199,14 @@ class Bots(Polls, Wakes):
     def took_seat(self, bot_id: str, game_id: str, seat: int) -> None:
         """Remember that ``bot_id`` holds ``seat`` at ``game_id`` (both ways)."""
         seats = self.seats_of(bot_id).get(game_id, [])
-        pipe = self.r.pipeline()
-        pipe.hset(self.games_key(bot_id), game_id, json.dumps(sorted({*seats, seat})))
-        if self.idle_ttl:
-            pipe.expire(self.games_key(bot_id), self.idle_ttl)
-        pipe.execute()
+        self.store.set_seats(bot_id, game_id, {*seats, seat}, self.idle_ttl)
         # The seat's commit (which may have started the game) came before the bot's games were
         # written: wake it again, so that its poll sees this game.
         self.wake(bot_id, game_id)
 
     def seats_of(self, bot_id: str) -> dict[str, list[int]]:
         """The games the bot sits in (and has not seen finish), with its seats in each."""
-        raw = self.r.hgetall(self.games_key(bot_id))
-        return {k.decode(): json.loads(v) for k, v in raw.items()}
+        return self.store.seats_of(bot_id)
 
 
 def seat_for_bot(registry: Bots, game_id: str, token: str | None) -> tuple[str, str, str] | None:

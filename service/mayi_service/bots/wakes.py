@@ -10,6 +10,7 @@ import mayi_engine as engine
 from mayi_engine.state import GameStatus
 from mayi_service.play.listeners import Commit
 from mayi_service.storage import codec
+from mayi_service.storage.bots import BotStore
 from mayi_service.storage.followups import FollowUps
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import GameRepository
@@ -36,19 +37,17 @@ class Wakes:
     """The commit listener of :class:`~mayi_service.bots.seats.Bots`: the wakes of its bots."""
 
     repo: GameRepository
+    store: BotStore
     deliveries: Deliveries | None
-    wake_keys: Callable[[str], tuple[str, str, str]]
-    wake_seq_key: Callable[[str], str]
 
     def wake_seq(self, bot_id: str) -> int:
         """The bot's wake number: how many wakes it has had."""
-        found = self.repo.r.get(self.wake_seq_key(bot_id))
-        return int(found) if found else 0
+        return self.store.wake_seq(bot_id)
 
     def wake(self, bot_id: str, game_id: str) -> None:
         """Give ``bot_id`` a wake entry for ``game_id`` (its waiting polls look again)."""
         batch = self.repo.follow_ups()
-        batch.wake(self.wake_keys(bot_id), game_id, WAKE_KEEP, False)
+        batch.wake(self.store.wake_keys(bot_id), game_id, WAKE_KEEP, False)
         batch.send()
 
     def prepare(self, commit: Commit) -> None:
@@ -70,7 +69,7 @@ class Wakes:
         if not bots:
             return None
         urls = self.deliveries is not None and record.status == GameStatus.PLAYING
-        woken = {bot_id: batch.wake(self.wake_keys(bot_id), record.id, WAKE_KEEP, urls) for bot_id in bots}
+        woken = {bot_id: batch.wake(self.store.wake_keys(bot_id), record.id, WAKE_KEEP, urls) for bot_id in bots}
         if not urls:
             return None
 

@@ -36,7 +36,6 @@ from rq import Queue
 import mayi_engine as engine
 from mayi_engine.state import GameStatus
 from mayi_service.bots.addresses import RefusedURL, resolve
-from mayi_service.bots.seats import bot_key
 from mayi_service.bots.transport import post, signed_headers
 from mayi_service.config import Settings
 from mayi_service.play.decisions import decision_entry, decision_key
@@ -44,8 +43,9 @@ from mayi_service.play.games import Viewer
 from mayi_service.play.views import game_view
 from mayi_service.problem_types import ServiceError
 from mayi_service.storage import codec
-from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.connections import UNREACHABLE
 from mayi_service.storage.deliveries import DeliveryStore
+from mayi_service.storage.loops import start_loop
 from mayi_service.storage.repository import GameRecord, GameRepository
 
 if TYPE_CHECKING:
@@ -132,7 +132,6 @@ class Webhooks:
             repo.prefix,
             queue.connection if queue is not None else None,
             f"{queue.name}:due" if queue is not None else "",
-            lambda bot_id: bot_key(repo.prefix, bot_id),
         )
 
     # -- after a commit (the API's request path: keep it cheap) -----------------
@@ -338,19 +337,4 @@ def start_dispatcher(hooks: Webhooks, stop: threading.Event) -> threading.Thread
     """A daemon thread that enqueues the deliveries that fall due (:meth:`Webhooks.dispatch`)
     until ``stop``; it carries on by itself after a Redis outage."""
 
-    def loop() -> None:
-        wait, outage = 0.0, Outage("webhook dispatcher", log)
-        while not stop.wait(wait):
-            try:
-                wait = hooks.dispatch()
-                outage.answered()
-            except UNREACHABLE as exc:
-                outage.failed(exc)
-                wait = DISPATCH_SECONDS
-            except Exception:
-                log.exception("webhook dispatcher")
-                wait = DISPATCH_SECONDS
-
-    thread = threading.Thread(target=loop, name="mayi-webhook-dispatcher", daemon=True)
-    thread.start()
-    return thread
+    return start_loop("webhook dispatcher", hooks.dispatch, DISPATCH_SECONDS, stop, log, first=0.0)

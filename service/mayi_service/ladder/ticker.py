@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from mayi_engine.rules import VARIANTS
 from mayi_service.ladder.matches import MATCHMAKING_JOB, Ladder
-from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.loops import start_loop
 
 #: The ladder's log lines share one logger, whichever of its modules writes them.
 log = logging.getLogger("mayi_service.ladder.matches")
@@ -59,23 +59,12 @@ def start_ticker(ladder: Ladder, stop: threading.Event) -> threading.Thread:
     """A daemon thread that queues the matchmaking jobs (:func:`schedule_matchmaking`) and
     the new runs of the matches whose worker died (:func:`sweep_lapsed`) until ``stop``."""
 
-    def loop() -> None:
-        settings = ladder.settings
-        every = max(0.1, min(settings.ladder_every_seconds, settings.ladder_lease_seconds * SWEEP_SHARE) / 2)
-        outage = Outage("ladder", log)
-        while not stop.wait(every):
-            try:
-                schedule_matchmaking(ladder)
-                for match_id in sweep_lapsed(ladder):
-                    log.warning(
-                        "ladder: match %s: its lease lapsed (its worker died or stalled); queued again", match_id
-                    )
-                outage.answered()
-            except UNREACHABLE as exc:  # the next tick tries again
-                outage.failed(exc)
-            except Exception:  # a bug: its traceback, and the next tick tries again
-                log.exception("ladder: could not queue the matchmaking")
+    settings = ladder.settings
+    every = max(0.1, min(settings.ladder_every_seconds, settings.ladder_lease_seconds * SWEEP_SHARE) / 2)
 
-    thread = threading.Thread(target=loop, name="mayi-ladder", daemon=True)
-    thread.start()
-    return thread
+    def tick() -> None:
+        schedule_matchmaking(ladder)
+        for match_id in sweep_lapsed(ladder):
+            log.warning("ladder: match %s: its lease lapsed (its worker died or stalled); queued again", match_id)
+
+    return start_loop("ladder", tick, every, stop, log, failed="ladder: could not queue the matchmaking")

@@ -36,24 +36,26 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 import redis
-from redis.exceptions import WatchError
 from rq import Queue, Retry
-from rq.exceptions import NoSuchJobError
-from rq.job import Job, JobStatus
 
 from mayi_engine import GameStatus
 from mayi_engine.rules import VARIANTS
 from mayi_service.play.games import Games
 from mayi_service.play.listeners import Commit
-from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.connections import UNREACHABLE
 from mayi_service.storage.followups import FollowUps
+from mayi_service.storage.loops import start_loop
 from mayi_service.storage.records import GameRecord
 from mayi_service.storage.repository import CLOCK_GRACE_SECONDS, GameRepository
+from mayi_service.storage.scheduled import drop_scheduled
 
 log = logging.getLogger(__name__)
 
 #: How often the sweeper drops expired games from the indexes, in seconds.
 PRUNE_SECONDS = 60.0
+#: How far apart the clocks of the machines may be, in seconds: a clock job runs no earlier
+#: than its time on the machine of RQ's scheduler.
+CLOCK_SKEW_SECONDS = 1.0
 #: The RQ job of a game's clock (:func:`mayi_service.jobs.run_clock_job`).
 CLOCK_JOB = "mayi_service.jobs.run_clock_job"
 
@@ -113,10 +115,18 @@ class Clock:
 
     def follow(self, commit: Commit, batch: FollowUps) -> Callable[[], None] | None:
         """Claim the clock the commit's deadline needs (``clock_claim.lua``: only when it comes
-        before the pending job, or there is none, or it is lost), then schedule its job."""
+        before the pending job, or there is none, or it is lost), then schedule its job.
+
+        Nothing is sent when the clock the commit replaced (``before.clock_at``) is due no
+        later than the new deadline and still :data:`CLOCK_SKEW_SECONDS` ahead now, after
+        the commit: its job has not run yet (nor could it have moved the clock since the
+        record was read), so it runs, finds nothing due and moves the clock on."""
         after = commit.after
         want = clock_time(after)
         if want is None:
+            return None
+        pending = commit.before.clock_at if commit.before is not None else None
+        if pending is not None and pending <= want and pending > self.now() + CLOCK_SKEW_SECONDS:
             return None
         claim = batch.claim_clock(self.repo.game_key(after.id), want, commit.now, CLOCK_GRACE_SECONDS)
 
@@ -146,26 +156,10 @@ class Clock:
         )
 
     def _drop(self, replaced: str) -> None:
-        """Delete the replaced job if it is still only scheduled (it would find it is no longer
-        the clock and do nothing). A job that has left the schedule is queued or running,
-        perhaps this very job: it ends on its own (deleting a running job's hash makes RQ fail
-        it with ``InvalidJobOperation``). The check and the delete are one transaction on the
-        job's hash: if RQ's scheduler queues the job in between, nothing is deleted; if it read
-        the job before and queues it after, it writes the whole job again, which then runs as a
-        no-op."""
+        """Delete the replaced job if it is still only scheduled (:func:`drop_scheduled`): a job
+        already queued or running finds it is no longer the clock, and does nothing."""
         assert self.queue is not None
-        connection = self.queue.connection
-        with connection.pipeline() as pipe:
-            try:
-                pipe.watch(Job.key_for(replaced))
-                job = Job.fetch(replaced, connection=connection)
-                if job.get_status(refresh=False) != JobStatus.SCHEDULED:
-                    return
-                pipe.multi()
-                job.delete(pipeline=pipe)  # and out of the scheduled registry
-                pipe.execute()
-            except (NoSuchJobError, WatchError):
-                return  # gone already, or it left the schedule meanwhile
+        drop_scheduled(self.queue.connection, replaced)
 
     def run(self, games: Games, game_id: str, at: int | None) -> None:
         """The job due at ``at`` (``None``: the sweeper taking over): play what is due,
@@ -263,39 +257,13 @@ JOB_KINDS = ("games", "webhooks", "ladder")
 
 def start_timer(games: Games, clock: Clock, poll: float, stop: threading.Event) -> threading.Thread:
     """A daemon thread that plays each clock at its deadline (:meth:`Clock.tick`) until ``stop``."""
-
-    def loop() -> None:
-        wait, outage = poll, Outage("clock timer", log)
-        while not stop.wait(wait):
-            try:
-                wait = clock.tick(games, poll)
-                outage.answered()
-            except UNREACHABLE as exc:
-                outage.failed(exc)
-                wait = max(poll, 1.0)
-            except Exception:
-                log.exception("clock timer")
-                wait = max(poll, 1.0)
-
-    thread = threading.Thread(target=loop, name="mayi-clock-timer", daemon=True)
-    thread.start()
-    return thread
+    return start_loop("clock timer", lambda: clock.tick(games, poll), poll, stop, log)
 
 
 def start_sweeper(games: Games, clock: Clock, every: float, stop: threading.Event) -> threading.Thread:
     """A daemon thread that sweeps every ``every`` seconds until ``stop`` is set."""
 
-    def loop() -> None:
-        outage = Outage("sweeper", log)
-        while not stop.wait(every):
-            try:
-                clock.sweep(games)
-                outage.answered()
-            except UNREACHABLE as exc:
-                outage.failed(exc)
-            except Exception:
-                log.exception("sweeper")
+    def sweep() -> None:
+        clock.sweep(games)
 
-    thread = threading.Thread(target=loop, name="mayi-sweeper", daemon=True)
-    thread.start()
-    return thread
+    return start_loop("sweeper", sweep, every, stop, log)

@@ -14,6 +14,7 @@ from rq import Queue, SimpleWorker
 from rq.scheduler import RQScheduler
 
 from mayi_service.storage.connections import UNREACHABLE, Outage
+from mayi_service.storage.loops import start_loop
 
 log = logging.getLogger(__name__)
 
@@ -108,25 +109,14 @@ def _keep_scheduler(running: list[_Worker]) -> threading.Thread:
     Its locks are the same scheduler's (the same name), so its lock that survived in Redis
     is renewed, not waited out."""
 
-    def loop() -> None:
-        outage = Outage("RQ scheduler", log)
-        while True:
-            time.sleep(SCHEDULER_CHECK_SECONDS)
-            worker = running[0] if running else None
-            if worker is None:
-                continue
-            try:
-                if worker.restart_scheduler():
-                    log.warning("job worker: RQ's scheduler had stopped; started it again")
-                outage.answered()
-            except UNREACHABLE as exc:
-                outage.failed(exc)
-            except Exception:
-                log.exception("job worker: starting RQ's scheduler again")
+    def check() -> None:
+        worker = running[0] if running else None
+        if worker is not None and worker.restart_scheduler():
+            log.warning("job worker: RQ's scheduler had stopped; started it again")
 
-    thread = threading.Thread(target=loop, name="mayi-rq-scheduler", daemon=True)
-    thread.start()
-    return thread
+    never = threading.Event()
+    failed = "job worker: starting RQ's scheduler again"
+    return start_loop("RQ scheduler", check, SCHEDULER_CHECK_SECONDS, never, log, failed=failed)
 
 
 def run_worker(

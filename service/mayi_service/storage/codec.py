@@ -14,6 +14,11 @@ import orjson
 from mayi_engine import State, from_json, to_json
 
 
+def text(raw: bytes | str) -> str:
+    """A Redis reply's bytes (or text) as text."""
+    return raw.decode() if isinstance(raw, bytes) else raw
+
+
 def dump(data: Any) -> str:
     """``data`` as compact JSON text."""
     return orjson.dumps(data).decode()

@@ -9,35 +9,30 @@ The marks and the logs live beside the bot's account, under its hash tag
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mayi_service.storage import codec
+from mayi_service.storage.bots import bot_key, log_key
 from mayi_service.storage.lua import source
-
-
-def _text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else raw
 
 
 class DeliveryStore:
     """The deliveries of one queue: marks and logs on the game Redis ``r`` under ``prefix``,
-    the due-set ``due_key`` on the jobs Redis ``jobs`` (``None``: no queue, no due-set);
-    ``account_key`` names a bot's account hash (its ``webhook_url``, its expiry)."""
+    the due-set ``due_key`` on the jobs Redis ``jobs`` (``None``: no queue, no due-set)."""
 
-    def __init__(self, r: Any, prefix: str, jobs: Any | None, due_key: str, account_key: Callable[[str], str]) -> None:
+    def __init__(self, r: Any, prefix: str, jobs: Any | None, due_key: str) -> None:
         self.r = r
         self.prefix = prefix
         self.jobs = jobs
         self.due_key = due_key
-        self.account_key = account_key
         if jobs is not None:
             self._take = jobs.register_script(source("deliveries_take"))
             self._claim = jobs.register_script(source("deliveries_claim"))
             self._finish = jobs.register_script(source("deliveries_finish"))
 
     def log_key(self, bot_id: str) -> str:
-        return f"{self.prefix}:{{bot:{bot_id}}}:deliveries"
+        return log_key(self.prefix, bot_id)
 
     def mark_key(self, bot_id: str, game_id: str, seat: int, key: str) -> str:
         return f"{self.prefix}:{{bot:{bot_id}}}:delivery:{game_id}:{seat}:{key}"
@@ -48,8 +43,10 @@ class DeliveryStore:
         bots = sorted(set(bot_ids))
         pipe = self.r.pipeline(transaction=False)
         for bot_id in bots:
-            pipe.hget(self.account_key(bot_id), "webhook_url")
-        return {bot_id: None if url is None else _text(url) for bot_id, url in zip(bots, pipe.execute(), strict=True)}
+            pipe.hget(bot_key(self.prefix, bot_id), "webhook_url")
+        return {
+            bot_id: None if url is None else codec.text(url) for bot_id, url in zip(bots, pipe.execute(), strict=True)
+        }
 
     def mark(self, bot_id: str, game_id: str, seat: int, key: str, seconds: int) -> bool:
         """Mark the decision enqueued for ``seconds`` (``False``: it was marked already)."""
@@ -66,21 +63,21 @@ class DeliveryStore:
         (ms); with the first score left (``None``: the set is empty)."""
         assert self.jobs is not None
         _, members, first = self._take(keys=[self.due_key], args=[now, until, most])
-        return [_text(m) for m in members], None if first is None else float(first)
+        return [codec.text(m) for m in members], None if first is None else float(first)
 
     def claim(self, member: str, lease: int, until: int) -> int | None:
         """Renew ``member``'s lease ``lease`` until ``until`` (ms): the lease now held
         (``None``: ``lease`` is no longer held)."""
         assert self.jobs is not None
         answer = self._claim(keys=[self.due_key], args=[member, lease, until])
-        return int(answer[1]) if _text(answer[0]) == "claimed" else None
+        return int(answer[1]) if codec.text(answer[0]) == "claimed" else None
 
     def finish(self, member: str, lease: int, then: tuple[str, int] | None = None) -> bool:
         """End ``member``'s lease ``lease``, making ``then`` (a member, and when it is due, ms)
         due; ``False``: the lease was no longer held."""
         assert self.jobs is not None
         args: Sequence[Any] = [member, lease, *(then or ())]
-        return _text(self._finish(keys=[self.due_key], args=args)[0]) == "finished"
+        return codec.text(self._finish(keys=[self.due_key], args=args)[0]) == "finished"
 
     def due(self) -> int:
         """How many deliveries are not done (due, leased or waiting for their next attempt)."""
@@ -93,7 +90,7 @@ class DeliveryStore:
         pipe = self.r.pipeline()
         pipe.lpush(key, codec.dump(entry))
         pipe.ltrim(key, 0, max(0, keep - 1))
-        ttl = self.r.ttl(self.account_key(bot_id))
+        ttl = self.r.ttl(bot_key(self.prefix, bot_id))
         if ttl and ttl > 0:
             pipe.expire(key, ttl)
         pipe.execute()

@@ -34,10 +34,6 @@ class RatingUpdate:
     history: dict[str, Any]
 
 
-def _text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else raw
-
-
 class LadderStore:
     """The ladders of every variant on the Redis client ``r`` under the key prefix ``prefix``."""
 
@@ -84,11 +80,11 @@ class LadderStore:
 
     def active(self, variant: str) -> dict[str, int]:
         """Matches in progress per entrant."""
-        return {_text(k): int(v) for k, v in self.r.hgetall(self.key(variant, "active")).items()}
+        return {codec.text(k): int(v) for k, v in self.r.hgetall(self.key(variant, "active")).items()}
 
     def last_matched(self, variant: str) -> dict[str, float]:
         """When each entrant was last seated at a match."""
-        return {_text(k): float(v) for k, v in self.r.hgetall(self.key(variant, "last")).items()}
+        return {codec.text(k): float(v) for k, v in self.r.hgetall(self.key(variant, "last")).items()}
 
     # -- ratings ------------------------------------------------------------------
     def ratings(self, variant: str) -> tuple[str, dict[str, dict[str, Any]]]:
@@ -97,7 +93,7 @@ class LadderStore:
         pipe.get(self.key(variant, "rev"))
         pipe.hgetall(self.key(variant, "ratings"))
         rev, raw = pipe.execute()
-        return (_text(rev) if rev else "0"), {_text(k): dict(codec.load(v)) for k, v in raw.items()}
+        return (codec.text(rev) if rev else "0"), {codec.text(k): dict(codec.load(v)) for k, v in raw.items()}
 
     def rating(self, variant: str, entrant: str) -> dict[str, Any] | None:
         raw = self.r.hget(self.key(variant, "ratings"), entrant)
@@ -113,9 +109,9 @@ class LadderStore:
         is gone or at its limit, or ``most`` matches (0: no bound) are in progress."""
         keys = [self.key(variant, k) for k in ("entries", "active", f"match:{match['match_id']}", "open", "last")]
         answer = self._create(keys=keys, args=[codec.dump(match), repr(now), most, *entrants])
-        outcome = _text(answer[0])
+        outcome = codec.text(answer[0])
         if outcome == "refused":
-            return "refused", _text(answer[1])
+            return "refused", codec.text(answer[1])
         return ("created" if outcome == "created" else "full"), None
 
     def finish(
@@ -131,13 +127,13 @@ class LadderStore:
         for update in updates:
             args += [update.entrant, codec.dump(update.rating), codec.dump(update.history)]
         answer = self._finish(keys=keys, args=args)
-        outcome = cast(Finished, _text(answer[0]))
+        outcome = cast(Finished, codec.text(answer[0]))
         return outcome, int(answer[1]) if outcome == "recorded" else 0
 
     def forget_finished(self, variant: str, keep: int) -> None:
         """Drop the finished matches beyond the newest ``keep``."""
         done = self.key(variant, "done")
-        old = [_text(i) for i in self.r.zrange(done, 0, -keep - 1)]
+        old = [codec.text(i) for i in self.r.zrange(done, 0, -keep - 1)]
         if old:
             self.r.delete(*[self.key(variant, f"match:{i}") for i in old])
             self.r.hdel(self.key(variant, "attempts"), *old)
@@ -157,11 +153,11 @@ class LadderStore:
 
     def finished_ids(self, variant: str, limit: int) -> list[str]:
         """The last ``limit`` finished matches, newest first."""
-        return [_text(i) for i in self.r.zrevrange(self.key(variant, "done"), 0, limit - 1)]
+        return [codec.text(i) for i in self.r.zrevrange(self.key(variant, "done"), 0, limit - 1)]
 
     def open_ids(self, variant: str) -> list[str]:
         """The matches not finished."""
-        return [_text(i) for i in self.r.smembers(self.key(variant, "open"))]
+        return [codec.text(i) for i in self.r.smembers(self.key(variant, "open"))]
 
     def close(self, variant: str, match_id: str) -> None:
         """No longer count ``match_id`` among the open ones."""
@@ -175,7 +171,7 @@ class LadderStore:
     def renew_lease(self, variant: str, match_id: str, token: str, ms: int) -> bool:
         """``False``: the run ``token`` no longer holds the lease."""
         answer = self._renew(keys=[self.key(variant, f"lease:{match_id}")], args=[token, ms])
-        return _text(answer[0]) == "renewed"
+        return codec.text(answer[0]) == "renewed"
 
     def release_lease(self, variant: str, match_id: str, token: str) -> None:
         self._release(keys=[self.key(variant, f"lease:{match_id}")], args=[token])
@@ -186,7 +182,7 @@ class LadderStore:
     def leases(self, variant: str) -> list[str]:
         """The matches leased to a run now."""
         pattern = self.key(variant, "lease:*")
-        return [_text(k).rpartition(":")[2] for k in self.r.scan_iter(match=pattern)]
+        return [codec.text(k).rpartition(":")[2] for k in self.r.scan_iter(match=pattern)]
 
     def queued_at(self, variant: str, match_id: str) -> float | None:
         """When the sweep last queued a run of the match (``None``: never)."""

@@ -32,9 +32,9 @@ def test_a_new_account_expires_after_the_idle_ttl(app: Any, client: Any) -> None
     bots = app.extensions["mayi"].bots
     bot = _register(client)
     bot_id = bot["bot_id"]
-    token_key = bots.token_key(_digest(bot["token"]))
-    for key in (bots.bot_key(bot_id), token_key):
-        assert 89 * DAY < bots.r.ttl(key) <= 90 * DAY, key
+    token_key = bots.store.token_key(_digest(bot["token"]))
+    for key in (bots.store.bot_key(bot_id), token_key):
+        assert 89 * DAY < bots.store.r.ttl(key) <= 90 * DAY, key
 
 
 def test_using_the_token_pushes_the_expiry_back(app: Any, client: Any) -> None:
@@ -44,23 +44,23 @@ def test_using_the_token_pushes_the_expiry_back(app: Any, client: Any) -> None:
     created = client.post("/v1/games", json={"variant": "may_i", "seats": 2}).get_json()
     seat = client.post(f"/v1/games/{created['game_id']}/seats", json={"name": "idle"}, headers=_auth(bot["token"]))
     assert seat.status_code == 201, seat.get_json()
-    token_key = bots.token_key(_digest(bot["token"]))
-    keys = [token_key, bots.bot_key(bot_id), bots.games_key(bot_id)]
-    assert all(bots.r.ttl(k) > 89 * DAY for k in keys)
+    token_key = bots.store.token_key(_digest(bot["token"]))
+    keys = [token_key, bots.store.bot_key(bot_id), bots.store.games_key(bot_id)]
+    assert all(bots.store.r.ttl(k) > 89 * DAY for k in keys)
     for key in keys:  # as if the bot had not been heard from for most of the TTL
-        bots.r.expire(key, 60)
+        bots.store.r.expire(key, 60)
     bots._touched.clear()  # (each process pushes the account's keys back at most once an hour)
     assert client.get("/v1/bots/me", headers=_auth(bot["token"])).status_code == 200
-    assert all(bots.r.ttl(k) > 89 * DAY for k in keys), [bots.r.ttl(k) for k in keys]
+    assert all(bots.store.r.ttl(k) > 89 * DAY for k in keys), [bots.store.r.ttl(k) for k in keys]
 
 
 def test_an_expired_account_is_gone(app: Any, client: Any) -> None:
     bots = app.extensions["mayi"].bots
     bot = _register(client)
-    token_key = bots.token_key(_digest(bot["token"]))
-    for key in (token_key, bots.bot_key(bot["bot_id"])):
-        bots.r.pexpire(key, 1)
-    assert wait_until(lambda: not bots.r.exists(token_key, bots.bot_key(bot["bot_id"])), 60)
+    token_key = bots.store.token_key(_digest(bot["token"]))
+    for key in (token_key, bots.store.bot_key(bot["bot_id"])):
+        bots.store.r.pexpire(key, 1)
+    assert wait_until(lambda: not bots.store.r.exists(token_key, bots.store.bot_key(bot["bot_id"])), 60)
     gone = client.get("/v1/bots/me", headers=_auth(bot["token"]))
     assert gone.status_code == 401 and "not a valid bot token" in gone.get_json()["detail"]
 
@@ -71,8 +71,8 @@ def test_no_expiry_when_the_setting_is_zero(settings: Settings) -> None:
     app = create_app(replace(settings, bot_idle_ttl=0))
     bots = app.extensions["mayi"].bots
     bot = _register(app.test_client())
-    assert bots.r.ttl(bots.bot_key(bot["bot_id"])) == -1
-    assert bots.r.ttl(bots.token_key(_digest(bot["token"]))) == -1
+    assert bots.store.r.ttl(bots.store.bot_key(bot["bot_id"])) == -1
+    assert bots.store.r.ttl(bots.store.token_key(_digest(bot["token"]))) == -1
 
 
 def _digest(token: str) -> str:

@@ -164,8 +164,8 @@ def test_a_bots_move_is_its_load_its_commit_and_the_listeners_scripts_which_wake
     uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
     """The discard that gives the other bot its draw: the load script (with the bot token's
-    look-up), the commit script, then the clock's claim and the wake of the other bot's
-    waiting poll (sent together); nothing else."""
+    look-up), the commit script, then the wake of the other bot's waiting poll; nothing else
+    (the clock's claim is not sent: the pending clock job comes before the new deadline)."""
     app, client = uncounted
     bots = _bots(app)
     first, second = register(client, None, "first"), register(client, None, "second")
@@ -173,7 +173,7 @@ def test_a_bots_move_is_its_load_its_commit_and_the_listeners_scripts_which_wake
     mover, waiter, discard = _until_a_discard(client, game_id, (first, second))
     assert not [d for d in _decisions(client, waiter["token"]) if d["game_id"] == game_id]
 
-    wake_key = bots.wake_key(waiter["bot_id"])
+    wake_key = bots.store.wake_key(waiter["bot_id"])
     seen = bots.wake_seq(waiter["bot_id"])
     woken: list[bool] = []
     waiting = threading.Thread(target=lambda: woken.append(bots.repo.hub.wait(wake_key, seen, CAP)), daemon=True)
@@ -191,27 +191,28 @@ def test_a_bots_move_is_its_load_its_commit_and_the_listeners_scripts_which_wake
 
     found = [c for c in monitor.commands(settings.key_prefix) if not c["command"].startswith("XREAD")]
     sent = [c for c in found if c["client_type"] != "lua"]
-    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 4, [c["command"][:120] for c in sent]
-    load, commit, claim, wake = sent
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 3, [c["command"][:120] for c in sent]
+    load, commit, wake = sent
     assert ":bot-token:" in load["command"] and ":tokens" in load["command"]
     assert f"{{{game_id}}}:events" in commit["command"]
     # The commit only commits: no key of a bot, and nothing of the clock's in its script.
-    inside_commit = [c["command"] for c in found[found.index(commit) + 1 : found.index(claim)]]
+    inside_commit = [c["command"] for c in found[found.index(commit) + 1 : found.index(wake)]]
     assert not [c for c in inside_commit if "{bot:" in c or "clock_at" in c], inside_commit
-    assert f"{{{game_id}}}:game" in claim["command"]
+    assert not [c for c in found if "clock_at" in c["command"]], "the clock was claimed"
     # The wake (and the webhook URL's read) ran in the wake script, after the commit.
     inside = [c["command"].split()[:2] for c in found[found.index(wake) + 1 :]]
-    assert ["INCR", f"{bots.wake_seq_key(waiter['bot_id'])}"] in inside, inside
+    assert ["INCR", f"{bots.store.wake_seq_key(waiter['bot_id'])}"] in inside, inside
     assert ["XADD", wake_key] in inside
-    assert ["HGET", bots.bot_key(waiter["bot_id"])] in inside
-    entry = bots.r.xrevrange(wake_key, count=1)[0]
+    assert ["HGET", bots.store.bot_key(waiter["bot_id"])] in inside
+    entry = bots.store.r.xrevrange(wake_key, count=1)[0]
     assert entry[1] == {b"g": game_id.encode()} and int(entry[0].split(b"-")[0]) == seen + 1
 
 
 def test_a_move_in_a_game_without_bots_names_no_bot(
     uncounted: tuple[Any, Any], settings: Settings, redis_url: str
 ) -> None:
-    """People's moves: the load, the commit and the clock's claim, with no key of any bot."""
+    """People's moves: the load and the commit, with no key of any bot (and no claim of the
+    clock: the pending job, at the first move's deadline, comes before the new one)."""
     _, client = uncounted
     body = {
         "variant": "may_i",
@@ -237,7 +238,7 @@ def test_a_move_in_a_game_without_bots_names_no_bot(
     finally:
         monitored.close()
     sent = [c for c in monitor.commands(settings.key_prefix) if c["client_type"] != "lua"]
-    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 3, [c["command"][:120] for c in sent]
+    assert [c["command"].split()[0] for c in sent] == ["EVALSHA"] * 2, [c["command"][:120] for c in sent]
     assert not [c for c in monitor.commands(settings.key_prefix) if "{bot:" in c["command"]]
 
 
@@ -263,7 +264,7 @@ def test_a_commit_that_fails_its_version_check_wakes_nobody(app: Any, client: An
     assert games.update(game_id, step, first=older) is None
     assert tries == [stale.version - 1, stale.version]
     assert [bots.wake_seq(b) for b in ids] == before
-    assert bots.r.hget(bots.repo.game_key(game_id), "x") is None
+    assert bots.store.r.hget(bots.repo.game_key(game_id), "x") is None
 
 
 def test_a_webhook_url_set_mid_game_gets_the_next_decision(
@@ -308,11 +309,11 @@ def test_a_move_with_a_bot_token_keeps_the_token_alive(settings: Settings, idle_
     game_id = _two_bot_game(client, first, second)
     bots = _bots(app)
     mover, _, discard = _until_a_discard(client, game_id, (first, second))
-    key = bots.token_key(token_hash(mover["token"]))
+    key = bots.store.token_key(token_hash(mover["token"]))
     if idle_ttl:
-        bots.r.expire(key, 100)
+        bots.store.r.expire(key, 100)
     _play(client, game_id, mover["token"], discard)
-    assert bots.r.ttl(key) > 89 * 86400 if idle_ttl else bots.r.ttl(key) == -1
+    assert bots.store.r.ttl(key) > 89 * 86400 if idle_ttl else bots.store.r.ttl(key) == -1
 
 
 # -- a Redis Cluster -------------------------------------------------------------------------
@@ -340,7 +341,7 @@ def test_on_a_cluster_commits_still_wake_bots_and_deliver_webhooks(cluster_app: 
     seen = bots.wake_seq(waiter["bot_id"])
     woken: list[bool] = []
     waiting = threading.Thread(
-        target=lambda: woken.append(bots.repo.hub.wait(bots.wake_key(waiter["bot_id"]), seen, CAP)), daemon=True
+        target=lambda: woken.append(bots.repo.hub.wait(bots.store.wake_key(waiter["bot_id"]), seen, CAP)), daemon=True
     )
     waiting.start()
     _play(client, game_id, mover["token"], discard)

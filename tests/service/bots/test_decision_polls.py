@@ -114,7 +114,7 @@ def _process_slots_free(app: Any) -> bool:
 def test_waiting_slots_on_a_single_redis(settings: Settings) -> None:
     app, server = _served(settings)
     try:
-        _exercise(server.url, lambda: _total(app.extensions["mayi"].bots.r, settings.key_prefix))
+        _exercise(server.url, lambda: _total(app.extensions["mayi"].bots.store.r, settings.key_prefix))
         assert wait_until(lambda: _process_slots_free(app), CAP)
     finally:
         server.stop()
@@ -144,7 +144,7 @@ def test_waiting_slots_on_a_cluster(tmp_path: Path) -> None:
     with cluster_settings(tmp_path, rate_limits_enabled=False) as settings:
         app, server = _served(settings)
         try:
-            r = app.extensions["mayi"].bots.r
+            r = app.extensions["mayi"].bots.store.r
             _exercise(server.url, lambda: _total(r, settings.key_prefix))
             assert wait_until(lambda: _process_slots_free(app), CAP)
         finally:

@@ -317,7 +317,7 @@ def test_a_secret_rotation_signs_with_both_secrets_for_the_grace_period(
     assert Webhook(bot["webhook_secret"]).verify(body, headers) == json.loads(body)
     # After the grace period only the new secret signs.
     registry = app.extensions["mayi"].bots
-    registry.r.hset(registry.bot_key(new["bot_id"]), "old_secret_until", repr(time.time() - 1))
+    registry.store.r.hset(registry.store.bot_key(new["bot_id"]), "old_secret_until", repr(time.time() - 1))
     game_id = seated_game(client, bot["token"])
     run_jobs(app)
     headers, body = next((h, b) for h, b in receiver.requests if json.loads(b)["game_id"] == game_id)
