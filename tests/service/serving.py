@@ -85,6 +85,37 @@ def parent(pid: int) -> int:
         return 0
 
 
+def clean_env(**changes: str) -> dict[str, str]:
+    """This environment without ``REDIS_URL`` or any ``MAYI_`` setting (so: the embedded Redis
+    of the data directory), with a queue of its own, unbuffered output, then ``changes``."""
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
+    env.update({"MAYI_QUEUE_NAME": f"q{uuid.uuid4().hex[:10]}", "PYTHONUNBUFFERED": "1"})
+    env.update(changes)
+    return env
+
+
+def run_mayi(cwd: Path, env: dict[str, str], *args: str, cap: float = 600) -> subprocess.CompletedProcess[str]:
+    """``mayi args`` run to its end in ``cwd`` (at most ``cap`` seconds: a cap, not a timing),
+    its output captured; every process still running in ``cwd`` is killed after it."""
+    if MAYI is None:
+        pytest.skip("the mayi command is not installed")
+    try:
+        return subprocess.run(
+            [str(MAYI), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=cap, check=False
+        )
+    finally:
+        kill_all_in(cwd)
+
+
+def split_answer(data: bytes) -> tuple[str, dict[str, str], bytes]:
+    """An HTTP answer as read from its socket: its status line, its header fields (names in
+    lower case) and its body."""
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status_line, headers, body
+
+
 def kill_all_in(directory: Path) -> None:
     """SIGKILL every process still running in ``directory`` (a test's clean-up)."""
     for pid in processes_in(directory):
@@ -318,15 +349,20 @@ def pass_first_upcard(url: str, game_id: str, token: str) -> None:
 
 
 @contextmanager
-def as_a_user_serves(mayi: str | Path, tmp_path: Path) -> Iterator[Served]:
-    """``mayi serve`` as a user starts it: no option but the address (its job worker too), on
-    the embedded Redis in ``tmp_path/run``, the environment's ``MAYI_*`` settings and
-    ``REDIS_URL`` removed; ready when entered; it and all it started killed on exit."""
+def as_a_user_serves(
+    mayi: str | Path, tmp_path: Path, port: int | None = None, name: str = "serve", env: dict[str, str] | None = None
+) -> Iterator[Served]:
+    """``mayi serve`` as a user starts it: no option but the address (``port``: a free one by
+    default; its job worker too), on the embedded Redis in ``tmp_path/run``, the
+    environment's ``MAYI_*`` settings and ``REDIS_URL`` removed (``env``: the environment
+    instead); its output in ``tmp_path/<name>.out`` and ``.err``; ready when entered; it and
+    all it started killed on exit."""
     workdir = tmp_path / "run"
     workdir.mkdir(exist_ok=True)
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    out, err = tmp_path / "serve.out", tmp_path / "serve.err"
+    port = free_port() if port is None else port
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
+    out, err = tmp_path / f"{name}.out", tmp_path / f"{name}.err"
     with out.open("wb") as fout, err.open("wb") as ferr:
         proc = subprocess.Popen(
             [str(mayi), "serve", "--host", "127.0.0.1", "--port", str(port)],

@@ -6,16 +6,11 @@ was away included), and the person's next move goes through."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
-from serving import MAYI, Served, free_port, kill_all_in
+from serving import MAYI, as_a_user_serves, clean_env, free_port
 from web_helpers import SERVER_ENV, create, hold_seat, pass_claim, press_card, view
 
 #: The restart can take a while on a loaded machine (a graceful stop, then gunicorn, Redis and
@@ -23,32 +18,11 @@ from web_helpers import SERVER_ENV, create, hold_seat, pass_claim, press_card, v
 BACK_MS = 120_000
 
 
-@contextmanager
-def serve_on(workdir: Path, port: int, queue: str, name: str) -> Iterator[Served]:
-    """``mayi serve`` (the settings a user gets, its job worker) on ``port``, working in
-    ``workdir`` (its data directory ``var`` there); killed, with what it started, at the end."""
-    assert MAYI is not None
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    env.update({"MAYI_QUEUE_NAME": queue, "PYTHONUNBUFFERED": "1", **SERVER_ENV})
-    out, err = workdir.parent / f"{name}.out", workdir.parent / f"{name}.err"
-    command = [str(MAYI), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    with out.open("wb") as fout, err.open("wb") as ferr:
-        proc = subprocess.Popen(command, env=env, cwd=workdir, stdout=fout, stderr=ferr, start_new_session=True)
-    served = Served(proc, port, out, err)
-    try:
-        served.wait_ready()
-        yield served
-    finally:
-        served.kill()
-        kill_all_in(workdir)
-
-
 def test_the_page_plays_on_after_the_server_restarts(tmp_path: Path, new_page: Any, shots: Any) -> None:
-    workdir = tmp_path / "run"
-    workdir.mkdir()
-    port, queue = free_port(), f"q{uuid.uuid4().hex[:10]}"
+    assert MAYI is not None
+    port, env = free_port(), clean_env(**SERVER_ENV)  # the same queue, port and data both times
     page = new_page()
-    with serve_on(workdir, port, queue, "first") as first:
+    with as_a_user_serves(MAYI, tmp_path, port, "first", env) as first:
         url = first.url
         game_id, tokens = create(url, 3, ["Ann", "Bob", "Cy"])
         hold_seat(page, url, game_id, tokens[0], 0)
@@ -62,7 +36,7 @@ def test_the_page_plays_on_after_the_server_restarts(tmp_path: Path, new_page: A
         expect(page.locator("#live")).not_to_have_text("live", timeout=BACK_MS)
         expect(page.locator("#live")).to_have_text("reconnecting…")
         shots(page, "server-gone")
-    with serve_on(workdir, port, queue, "second") as second:
+    with as_a_user_serves(MAYI, tmp_path, port, "second", env) as second:
         assert view(second.url, game_id)["seats"][0]["name"] == "Ann"  # the same data
         expect(page.locator("#live")).to_have_text("live", timeout=BACK_MS)
         pass_claim(second.url, game_id, tokens[2])  # Cy passes: the page follows it

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from serving import Served, create_game, ready_server
+from serving import Served, create_game, ready_server, split_answer
 
 #: A generous cap of each socket wait (a loaded 2-core machine): answers here come at once.
 PATIENCE = 60.0
@@ -59,10 +59,7 @@ def exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]:
             if not chunk:
                 break
             data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
-    return status_line, headers, body
+    return split_answer(data)
 
 
 def _length(data: bytes) -> int:

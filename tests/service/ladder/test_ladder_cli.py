@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from ladder_workers import make_ladder, wait_for
-from serving import MAYI, kill_all_in
+from serving import MAYI, kill_all_in, run_mayi
 
 from mayi_service.config import Settings
 from mayi_service.ladder.matches import Ladder
@@ -36,14 +36,7 @@ def env(redis_url: str) -> dict[str, str]:
 
 
 def mayi(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    if MAYI is None:
-        pytest.skip("the mayi command is not installed")
-    try:
-        return subprocess.run(
-            [str(MAYI), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=RUN_CAP, check=False
-        )
-    finally:
-        kill_all_in(tmp_path)
+    return run_mayi(tmp_path, env, *args, cap=RUN_CAP)
 
 
 def test_ladder_run_plays_the_matches_on_workers_and_prints_the_board_then_replays_read(

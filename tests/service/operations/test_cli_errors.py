@@ -8,35 +8,19 @@ import os
 import signal
 import socket
 import subprocess
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from serving import MAYI, RedisProcess, free_port, kill_all_in, ready_server, wait_until
+from serving import MAYI, RedisProcess, clean_env, free_port, kill_all_in, ready_server, run_mayi, wait_until
 
 #: Caps of the waits (not timings): the machine may be loaded.
 CAP = 120
 
 
-def clean_env(**changes: str) -> dict[str, str]:
-    """The environment without any setting of the service, then ``changes``."""
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    env.update({"MAYI_QUEUE_NAME": f"q{uuid.uuid4().hex[:10]}", "PYTHONUNBUFFERED": "1"})
-    env.update(changes)
-    return env
-
-
 def mayi(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    if MAYI is None:
-        pytest.skip("the mayi command is not installed")
-    try:
-        return subprocess.run(
-            [str(MAYI), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=CAP, check=False
-        )
-    finally:
-        kill_all_in(cwd)
+    return run_mayi(cwd, env, *args, cap=CAP)
 
 
 def assert_one_line(ran: subprocess.CompletedProcess[str], *named: str) -> None:

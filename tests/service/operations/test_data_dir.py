@@ -4,32 +4,19 @@ wherever they are run from."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import uuid
 from pathlib import Path
 
 import pytest
-from serving import MAYI, kill_all_in
+from serving import clean_env, kill_all_in, run_mayi
 
 #: A cap (not a timing): the commands run on a loaded machine.
 RUN_CAP = 600
 
 
-def embedded_env() -> dict[str, str]:
-    """No REDIS_URL: the embedded Redis of the data directory."""
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL" and not k.startswith("MAYI_")}
-    env.update({"MAYI_QUEUE_NAME": f"q{uuid.uuid4().hex[:10]}", "PYTHONUNBUFFERED": "1"})
-    env["MAYI_LADDER_START_ROUND"] = "7"  # the last round only: a short match
-    return env
-
-
 def mayi(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    if MAYI is None:
-        pytest.skip("the mayi command is not installed")
-    return subprocess.run(
-        [str(MAYI), *args], env=embedded_env(), cwd=cwd, capture_output=True, text=True, timeout=RUN_CAP, check=False
-    )
+    env = clean_env(MAYI_LADDER_START_ROUND="7")  # the last round only: a short match
+    return run_mayi(cwd, env, *args, cap=RUN_CAP)
 
 
 @pytest.mark.parametrize("command", [["serve"], ["worker"], ["replay"], ["ladder", "run"]])

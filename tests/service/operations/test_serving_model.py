@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from serving import new_game, pass_first_upcard, ready_server
+from serving import new_game, pass_first_upcard, ready_server, split_answer
 
 #: A generous cap for conditions that become true soon (CI is a loaded 2-core machine).
 PATIENCE = 120.0
@@ -55,10 +55,7 @@ def raw_exchange(port: int, request: bytes) -> tuple[str, dict[str, str], bytes]
             if not chunk:
                 break
             data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    status, *header_lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (h.partition(":") for h in header_lines)}
-    return status, headers, body
+    return split_answer(data)
 
 
 def poll_until(predicate: object, seconds: float = PATIENCE) -> bool:
