@@ -45,15 +45,20 @@ class _Scheduler(RQScheduler):
         self.outage.answered()
 
 
-class _RetryLines(logging.Filter):
-    """Drops RQ's worker's line for each try to reach Redis: the service's loops in the same
-    process say once that Redis is unreachable and once that it answers again."""
+class RetryLines(logging.Filter):
+    """Drops RQ's worker's line for each try to reach Redis, and its traceback when it quits
+    because Redis went away: the service's loops in the same process say once that Redis is
+    unreachable and once that it answers again (and :func:`run_worker` that it starts a
+    new worker)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return "could not connect to Redis instance" not in str(record.msg)
+        if "could not connect to Redis instance" in str(record.msg):
+            return False
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, UNREACHABLE)
 
 
-class _Worker(SimpleWorker):
+class Worker(SimpleWorker):
     """RQ's simple worker, whose scheduler :func:`_keep_scheduler` may start again: the two
     never start one at once, and none is started once the worker has torn down."""
 
@@ -74,6 +79,16 @@ class _Worker(SimpleWorker):
                 self.queues, connection=self.connection, logging_level="WARNING", serializer=self.serializer
             )
             self.scheduler.acquire_locks(auto_start=True)
+
+    def check_for_suspension(self, burst: bool) -> None:
+        # Redis gone: RQ's loop would quit; its next dequeue waits for Redis instead.
+        with contextlib.suppress(*UNREACHABLE):
+            super().check_for_suspension(burst)
+
+    def heartbeat(self, *args: object, **kwargs: object) -> None:
+        # (The same: a heartbeat missed in an outage is made at the next one.)
+        with contextlib.suppress(*UNREACHABLE):
+            super().heartbeat(*args, **kwargs)  # type: ignore[arg-type]
 
     def run_maintenance_tasks(self) -> None:
         # RQ starts a dead scheduler again here, every 10 minutes. Redis gone: the next pass
@@ -101,7 +116,7 @@ class _Worker(SimpleWorker):
             return started is not None and started is not process and started.is_alive()
 
 
-def _keep_scheduler(running: list[_Worker]) -> threading.Thread:
+def _keep_scheduler(running: list[Worker]) -> threading.Thread:
     """A daemon thread, for the life of the process (the parent-death signal of the
     scheduler it forks follows this thread), that starts the RQ scheduler of the running
     worker (``running[0]``) again within :data:`SCHEDULER_CHECK_SECONDS` of its death, as
@@ -132,14 +147,14 @@ def run_worker(
     """
     names = [queue_name] if isinstance(queue_name, str) else list(queue_name)
     queues = [Queue(name, connection=connection) for name in names]
-    logging.getLogger("rq.worker").addFilter(_RetryLines())
-    running: list[_Worker] = []
+    logging.getLogger("rq.worker").addFilter(RetryLines())
+    running: list[Worker] = []
     if scheduler and not burst:
         _keep_scheduler(running)
     while True:
         worker = None
         try:
-            worker = _Worker(queues, connection=connection)  # it talks to Redis already
+            worker = Worker(queues, connection=connection)  # it talks to Redis already
             running[:] = [worker]
             if scheduler and not burst:
                 worker.start_own_scheduler()
