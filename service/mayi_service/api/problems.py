@@ -129,8 +129,9 @@ def register(app: Flask) -> None:
             details = _validation_detail(data["messages"])
             return problem(Problem.BAD_REQUEST, "; ".join(details) or "The request is not valid", errors=details)
         if status == 429:
-            headers["Retry-After"] = str(_retry_after())
-            detail = f"Too many requests: the limit is {exc.description}. Retry after the Retry-After header's seconds."
+            wait = _retry_after()
+            headers["Retry-After"] = str(wait)
+            detail = f"Too many requests: the limit is {exc.description}. Try again in {wait} s (Retry-After)."
             return problem(Problem.RATE_LIMITED, detail, headers)
         if status == 405:
             headers["Allow"] = ", ".join(sorted(exc.valid_methods or [])) if hasattr(exc, "valid_methods") else ""

@@ -47,6 +47,7 @@ def test_table_creation_has_its_own_limit_per_address(create_limited):
     assert body["code"] == "rate_limited"
     assert "3 per minute" in body["detail"] and "MAYI_RATE_LIMIT_CREATE" in body["detail"]
     assert 1 <= int(refused.headers["Retry-After"]) <= 120
+    assert f"Try again in {refused.headers['Retry-After']} s" in body["detail"]  # the wait, in words
     # Other requests of the same address are not held back by it.
     assert create_limited.get("/v1/games").status_code == 200
     # Another address has its own count.
