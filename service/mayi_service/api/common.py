@@ -14,7 +14,7 @@ from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from mayi_service.api.problems import CONTENT_TYPE, PROBLEM_TYPE, for_status
-from mayi_service.api.schemas import ProblemSchema
+from mayi_service.api.schemas.problem import ProblemSchema
 from mayi_service.problem_types import Problem, ServiceError
 
 F = TypeVar("F", bound=Callable[..., Any])
