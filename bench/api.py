@@ -278,6 +278,27 @@ def gunicorn(name: str, app: str, env: dict[str, str], logs: Path, pythonpath: P
             _stop(process)
 
 
+@contextlib.contextmanager
+def mayi_serve(folder: Path, settings: dict[str, str] | None = None) -> Iterator[str]:
+    """A ``mayi serve`` on a free loopback port (the API, its embedded Redis and its job
+    workers, its data and ``serve.log`` in ``folder``), on the default settings but for
+    ``settings`` (no ``MAYI_`` variable or ``REDIS_URL`` of this environment): its base
+    URL once ``/healthz`` answers; stopped on exit."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAYI_") and k != "REDIS_URL"}
+    env.update(MAYI_DATA_DIR=str(folder / "var"), **(settings or {}))
+    command = [sys.executable, "-m", "mayi_service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    log_path = folder / "serve.log"
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            _wait_healthy("mayi serve", base, process, log_path, seconds=120)
+            yield base
+        finally:
+            _stop(process)
+
+
 @dataclass(frozen=True)
 class Server:
     """A running gunicorn: its base URL and master process."""
@@ -329,22 +350,22 @@ def client_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _wait_healthy(name: str, base: str, process: subprocess.Popen[bytes], log_path: Path) -> None:
-    end = time.monotonic() + 60
+def _wait_healthy(name: str, base: str, process: subprocess.Popen[bytes], log_path: Path, seconds: float = 60) -> None:
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         if process.poll() is not None:
             tail = log_path.read_text(errors="replace")[-3000:]
-            raise RuntimeError(f"{name}: gunicorn exited with status {process.returncode}:\n{tail}")
+            raise RuntimeError(f"{name}: exited with status {process.returncode}:\n{tail}")
         with contextlib.suppress(requests.RequestException):
             if requests.get(f"{base}/healthz", timeout=2).status_code == 200:
                 return
         time.sleep(0.1)
-    raise RuntimeError(f"{name}: no answer from {base}/healthz within 60 s (log: {log_path})")
+    raise RuntimeError(f"{name}: no answer from {base}/healthz within {seconds:.0f} s (log: {log_path})")
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
     if process.poll() is None:
-        process.terminate()  # gunicorn: graceful stop of the workers
+        process.terminate()  # gunicorn (or mayi serve): graceful stop of the workers
         try:
             process.wait(20)
         except subprocess.TimeoutExpired:

@@ -49,10 +49,7 @@ import itertools
 import json
 import os
 import platform
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -60,47 +57,12 @@ from pathlib import Path
 from typing import Any
 
 import requests
+from api import mayi_serve
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A clock commit with more events than this is a play-out step: every seat of the table is
 #: absent, and the clock plays the rest of the game at once, up to 500 decisions a commit.
 PLAY_OUT_EVENTS = 20
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_server(folder: str, settings: dict[str, str]) -> tuple[subprocess.Popen[bytes], str, Any]:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAYI_") and k != "REDIS_URL"}
-    env.update(MAYI_DATA_DIR=os.path.join(folder, "var"), **settings)
-    log = open(os.path.join(folder, "serve.log"), "wb")  # noqa: SIM115 - closed by _stop_server
-    command = [sys.executable, "-m", "mayi_service.cli", "serve", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
-    base = f"http://127.0.0.1:{port}"
-    give_up = time.monotonic() + 120
-    while time.monotonic() < give_up:
-        if process.poll() is not None:
-            break
-        with contextlib.suppress(requests.RequestException):
-            if requests.get(f"{base}/healthz", timeout=5).status_code == 200:
-                return process, base, log
-        time.sleep(0.2)
-    _stop_server(process, log)
-    raise SystemExit(f"mayi serve did not become healthy; see {folder}/serve.log")
-
-
-def _stop_server(process: subprocess.Popen[bytes], log: Any) -> None:
-    process.terminate()
-    try:
-        process.wait(20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(10)
-    log.close()
 
 
 def _create(base: str) -> tuple[str, str]:
@@ -199,32 +161,28 @@ def _percentile(values: list[float], q: float) -> float:
 
 
 def run_once(games: int, seconds: float, settings: dict[str, str]) -> dict[str, float]:
-    with tempfile.TemporaryDirectory(prefix="mayi-bench-clocks-") as folder:
-        process, base, log = _start_server(folder, settings)
-        try:
-            if settings:  # matches in progress before the measurement starts
-                give_up = time.monotonic() + 60
-                while _matches_playing(base) == 0 and time.monotonic() < give_up:
-                    time.sleep(0.5)
-            ids = [_create(base) for _ in range(games)]
-            house = _house_table(base)
-            until = time.monotonic() + seconds
-            lateness: list[float] = []
-            single: list[float] = []
-            limited: list[int] = []
-            firsts: list[list[float]] = [[] for _ in ids]
-            threads = [
-                threading.Thread(target=_follow, args=(base, table, until, lateness, single, first, limited))
-                for table, first in zip(ids, firsts, strict=True)
-            ]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(seconds + 90)
-            matches = _matches_playing(base)
-            latency = _house_latency(base, house)
-        finally:
-            _stop_server(process, log)
+    with tempfile.TemporaryDirectory(prefix="mayi-bench-clocks-") as folder, mayi_serve(Path(folder), settings) as base:
+        if settings:  # matches in progress before the measurement starts
+            give_up = time.monotonic() + 60
+            while _matches_playing(base) == 0 and time.monotonic() < give_up:
+                time.sleep(0.5)
+        ids = [_create(base) for _ in range(games)]
+        house = _house_table(base)
+        until = time.monotonic() + seconds
+        lateness: list[float] = []
+        single: list[float] = []
+        limited: list[int] = []
+        firsts: list[list[float]] = [[] for _ in ids]
+        threads = [
+            threading.Thread(target=_follow, args=(base, table, until, lateness, single, first, limited))
+            for table, first in zip(ids, firsts, strict=True)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(seconds + 90)
+        matches = _matches_playing(base)
+        latency = _house_latency(base, house)
     if not lateness:
         raise SystemExit("no clock action was seen: is the worker running?")
     first = [f[0] for f in firsts if f]

@@ -24,57 +24,20 @@ errors.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 import requests
+from api import mayi_serve, percentile
 from playwright.sync_api import sync_playwright
 
 CHROMIUM = os.environ.get("MAYI_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def _server(folder: str) -> Any:
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAYI_") and k != "REDIS_URL"}
-    env["MAYI_DATA_DIR"] = os.path.join(folder, "var")
-    log = open(os.path.join(folder, "serve.log"), "wb")  # noqa: SIM115 - closed below
-    command = [sys.executable, "-m", "mayi_service.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=folder)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        give_up = time.monotonic() + 120
-        while time.monotonic() < give_up and process.poll() is None:
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(f"{base}/healthz", timeout=5).status_code == 200:
-                    break
-            time.sleep(0.2)
-        else:
-            raise SystemExit(f"mayi serve did not become healthy; see {folder}/serve.log")
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-        log.close()
 
 
 def _finished_game(base: str) -> str:
@@ -168,17 +131,12 @@ def _first_load(browser: Any, base: str) -> tuple[float, float]:
     return cold, warm
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--loads", type=int, default=10, help="cold loads of the lobby timed")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder, _server(folder) as base, sync_playwright() as p:
+    with tempfile.TemporaryDirectory() as folder, mayi_serve(Path(folder)) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             body = {"variant": "may_i", "seats": 4, "players": [{"name": "Ann"}]}
@@ -208,8 +166,8 @@ def main() -> None:
     warm = [w for _, w in loads]
     print(
         f"first page (the lobby drawn), {len(loads)} loads: cold p50 {statistics.median(cold) * 1000:.0f} ms"
-        f" p95 {_percentile(cold, 0.95) * 1000:.0f} ms; loaded again p50 {statistics.median(warm) * 1000:.0f} ms"
-        f" p95 {_percentile(warm, 0.95) * 1000:.0f} ms"
+        f" p95 {percentile(sorted(cold), 95) * 1000:.0f} ms; loaded again p50 {statistics.median(warm) * 1000:.0f} ms"
+        f" p95 {percentile(sorted(warm), 95) * 1000:.0f} ms"
     )
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     if options.json:

@@ -10,12 +10,13 @@ from typing import Any
 
 from flask import Response, request
 from flask.views import MethodView
+from marshmallow import Schema
 
 from mayi_engine import move_from_json
-from mayi_service.api import schemas as s
 from mayi_service.api.common import answers_decision, bearer_token, document_errors, is_number
 from mayi_service.api.context import services
 from mayi_service.api.games import ETAG, VIEW, blp, with_etag
+from mayi_service.api.schemas import moves as s
 from mayi_service.play.decisions import KEY_PREFIX
 from mayi_service.problem_types import Problem, ServiceError
 
@@ -95,76 +96,92 @@ def _act(game_id: str, move_type: str, body: dict[str, Any]) -> Response:
     return with_etag(view)
 
 
-@blp.route("/<string:game_id>/turn/draw", parameters=ACTION_HEADERS)
-class Draw(MethodView):
-    @blp.arguments(s.DrawInSchema(), example={"source": "stock"})
-    @blp.response(200, VIEW, headers=ETAG)
-    @blp.doc(operationId="drawCard")
-    @document_errors(*ACTION_ERRORS)
-    def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Draw from the stock or take the discard
+def _move_view(
+    name: str, path: str, move_type: str, schema: Schema, example: dict[str, Any], operation_id: str, doc: str
+) -> type[MethodView]:
+    """The view ``name`` of ``POST /v1/games/{game_id}<path>``, registered on the blueprint:
+    it reads the body with ``schema`` and plays the move of type ``move_type`` (:func:`_act`);
+    ``doc`` is the operation's summary and description."""
 
-        The stock draw waits until every eligible seat has answered the upcard
-        or the claim window has closed (`claims_open`, with `retry_after`).
-        """
-        return _act(game_id, "draw", body)
+    def post(self: MethodView, body: dict[str, Any], game_id: str) -> Response:
+        return _act(game_id, move_type, body)
 
-
-@blp.route("/<string:game_id>/turn/discard", parameters=ACTION_HEADERS)
-class DiscardCard(MethodView):
-    @blp.arguments(s.DiscardInSchema(), example={"card": "QS"})
-    @blp.response(200, VIEW, headers=ETAG)
-    @blp.doc(operationId="discardCard")
-    @document_errors(*ACTION_ERRORS)
-    def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Discard a card, ending the turn
-
-        The card must be in the hand and may not be the one taken this turn (`held`).
-        """
-        return _act(game_id, "discard", body)
+    post.__doc__ = doc
+    post = document_errors(*ACTION_ERRORS)(post)
+    post = blp.doc(operationId=operation_id)(post)
+    post = blp.response(200, VIEW, headers=ETAG)(post)
+    post = blp.arguments(schema, example=example)(post)
+    view = type(name, (MethodView,), {"post": post})
+    blp.route(f"/<string:game_id>{path}", parameters=ACTION_HEADERS)(view)
+    return view
 
 
-@blp.route("/<string:game_id>/claims", parameters=ACTION_HEADERS)
-class Claims(MethodView):
-    @blp.arguments(s.ClaimInSchema(), example={"claim": True})
-    @blp.response(200, VIEW, headers=ETAG)
-    @blp.doc(operationId="claimUpcard")
-    @document_errors(*ACTION_ERRORS)
-    def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Claim (May I / buy) or pass the upcard
+Draw = _move_view(
+    "Draw",
+    "/turn/draw",
+    "draw",
+    s.DrawInSchema(),
+    {"source": "stock"},
+    "drawCard",
+    """Draw from the stock or take the discard
 
-        Also answers the May I first-upcard offer. Priority, not arrival order,
-        decides who gets a claimed card.
-        """
-        return _act(game_id, "claim", body)
+    The stock draw waits until every eligible seat has answered the upcard
+    or the claim window has closed (`claims_open`, with `retry_after`).
+    """,
+)
 
+DiscardCard = _move_view(
+    "DiscardCard",
+    "/turn/discard",
+    "discard",
+    s.DiscardInSchema(),
+    {"card": "QS"},
+    "discardCard",
+    """Discard a card, ending the turn
 
-@blp.route("/<string:game_id>/melds", parameters=ACTION_HEADERS)
-class Melds(MethodView):
-    @blp.arguments(s.MeldsInSchema(), example={"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []})
-    @blp.response(200, VIEW, headers=ETAG)
-    @blp.doc(operationId="goDown")
-    @document_errors(*ACTION_ERRORS)
-    def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Go down
+    The card must be in the hand and may not be the one taken this turn (`held`).
+    """,
+)
 
-        Lay down exactly the round's contract; runs low to high, a joker where
-        the card it stands for goes. Optional lay-offs in the same request
-        (where the variant allows them on the go-down turn), all or nothing.
-        """
-        return _act(game_id, "go_down", body)
+Claims = _move_view(
+    "Claims",
+    "/claims",
+    "claim",
+    s.ClaimInSchema(),
+    {"claim": True},
+    "claimUpcard",
+    """Claim (May I / buy) or pass the upcard
 
+    Also answers the May I first-upcard offer. Priority, not arrival order,
+    decides who gets a claimed card.
+    """,
+)
 
-@blp.route("/<string:game_id>/lay-offs", parameters=ACTION_HEADERS)
-class LayOffs(MethodView):
-    @blp.arguments(s.LayOffsInSchema(), example={"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]})
-    @blp.response(200, VIEW, headers=ETAG)
-    @blp.doc(operationId="layOff")
-    @document_errors(*ACTION_ERRORS)
-    def post(self, body: dict[str, Any], game_id: str) -> Response:
-        """Lay off cards on melds on the table
+Melds = _move_view(
+    "Melds",
+    "/melds",
+    "go_down",
+    s.MeldsInSchema(),
+    {"melds": [["7H", "7S", "7D"], ["4C", "5C", "JK", "7C"]], "lay_offs": []},
+    "goDown",
+    """Go down
 
-        All or nothing. `joker_to` says where a joker goes (a joker laid off on
-        a run, or one displaced by the card it stood for).
-        """
-        return _act(game_id, "lay_off", body)
+    Lay down exactly the round's contract; runs low to high, a joker where
+    the card it stands for goes. Optional lay-offs in the same request
+    (where the variant allows them on the go-down turn), all or nothing.
+    """,
+)
+
+LayOffs = _move_view(
+    "LayOffs",
+    "/lay-offs",
+    "lay_off",
+    s.LayOffsInSchema(),
+    {"lay_offs": [{"meld": 3, "cards": ["8C"], "joker_to": "high"}]},
+    "layOff",
+    """Lay off cards on melds on the table
+
+    All or nothing. `joker_to` says where a joker goes (a joker laid off on
+    a run, or one displaced by the card it stood for).
+    """,
+)

@@ -16,7 +16,7 @@ from mayi_service.api import bots as bots_api
 from mayi_service.api import catalog as catalog_api
 from mayi_service.api import ladder as ladder_api
 from mayi_service.api.limits import rate_limits
-from mayi_service.api.schemas import (
+from mayi_service.api.schemas.document import (
     OperationSecurity,
     nullable_ref2properties,
     refine_components,

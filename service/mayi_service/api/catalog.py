@@ -10,14 +10,14 @@ from flask.views import MethodView
 from mayi_bots import NAMES as HOUSE_BOTS
 from mayi_engine import VARIANTS, Rules, parse_card
 from mayi_engine.cards import RANKS
-from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, document_errors
+from mayi_service.api.schemas import catalog as s
 
 blp = StrictBlueprint("catalog", __name__, url_prefix="/v1", description="Variants and house bots")
 
 
 def variant_json(rules: Rules) -> dict[str, Any]:
-    """One variant's rules as ``GET /v1/variants`` lists them (:class:`~mayi_service.api.schemas.VariantSchema`)."""
+    """One variant's rules as ``GET /v1/variants`` lists them (:class:`~.schemas.catalog.VariantSchema`)."""
     points = {code: rules.card_score(parse_card(code if code == "JK" else code + "C")) for code in ("JK", *RANKS)}
     return {
         "name": rules.name,

@@ -9,12 +9,12 @@ from typing import Any, ClassVar, NoReturn, TypeVar
 import flask
 from flask import request
 from flask_smorest import Blueprint, abort
-from marshmallow import RAISE, missing
+from marshmallow import RAISE, Schema, missing
 from webargs.flaskparser import FlaskParser, is_json_request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from mayi_service.api.problems import CONTENT_TYPE, PROBLEM_TYPE, for_status
-from mayi_service.api.schemas import ProblemSchema
+from mayi_service.api.schemas.problem import ProblemSchema
 from mayi_service.problem_types import Problem, ServiceError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -205,7 +205,9 @@ class StrictParser(FlaskParser):
         "querystring": RAISE,
     }
 
-    def _raw_load_json(self, req: flask.Request) -> Any:
+    def load_json(self, req: flask.Request, schema: Schema) -> Any:
+        """The JSON body, or ``missing`` for a request without one (not JSON, or empty);
+        webargs' documented hook for a parser's own reading of the ``json`` location."""
         _readable(req)
         if not is_json_request(req):
             return missing

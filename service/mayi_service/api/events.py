@@ -14,10 +14,10 @@ from flask.views import MethodView
 
 from mayi_engine import GameStatus
 from mayi_engine.events import GameEnded
-from mayi_service.api import schemas as s
 from mayi_service.api.common import bearer_token, document_errors, is_number
 from mayi_service.api.context import services
 from mayi_service.api.games import blp
+from mayi_service.api.schemas import events as s
 from mayi_service.api.waiting import STREAMS, WAITS, client_key, give, slot_errors, waiting, waiting_slot
 from mayi_service.play.games import Games, Viewer
 from mayi_service.play.slots import WaitSlot

@@ -8,9 +8,11 @@ from typing import Any
 from flask import Response, current_app, request
 from flask.views import MethodView
 
-from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, answers_decision, bearer_token, document_errors
 from mayi_service.api.context import services
+from mayi_service.api.schemas import games as s
+from mayi_service.api.schemas.events import ReplaySchema
+from mayi_service.api.schemas.fields import union_ref
 from mayi_service.bots.seats import seat_for_bot
 from mayi_service.play.games import Viewer
 from mayi_service.problem_types import Problem, ServiceError
@@ -19,7 +21,7 @@ from mayi_service.storage import codec
 blp = StrictBlueprint("games", __name__, url_prefix="/v1/games", description="Tables and play")
 
 #: The view, with its ETag.
-VIEW = s.union_ref("GameView")
+VIEW = union_ref("GameView")
 ETAG = {"ETag": {"$ref": "#/components/headers/ETag"}}
 
 
@@ -149,7 +151,7 @@ class Seats(MethodView):
 
 @blp.route("/<string:game_id>/replay")
 class Replay(MethodView):
-    @blp.response(200, s.ReplaySchema)
+    @blp.response(200, ReplaySchema)
     @blp.doc(operationId="getReplay")
     @document_errors(404, 409, 429, 503)
     def get(self, game_id: str) -> dict[str, Any]:

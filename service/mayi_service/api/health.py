@@ -12,9 +12,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, 
 from prometheus_client.core import GaugeMetricFamily
 
 from mayi_engine import GameStatus
-from mayi_service.api import schemas as s
 from mayi_service.api.common import StrictBlueprint, document_errors
 from mayi_service.api.context import services
+from mayi_service.api.schemas import catalog as s
 from mayi_service.problem_types import Problem, ServiceError
 from mayi_service.storage.connections import reachable
 

@@ -9,7 +9,7 @@ from flask_smorest import Api
 from flask_smorest.utils import prepare_response
 
 from mayi_service.api import problems
-from mayi_service.api.schemas import ProblemSchema
+from mayi_service.api.schemas.problem import ProblemSchema
 
 API_VERSION = "1.0.0"
 

@@ -7,6 +7,7 @@ memory: every call loads the game from Redis, and every change is one atomic com
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from collections.abc import Callable
@@ -61,8 +62,11 @@ class Games(Seating, Reading):
         self.clock = clock
         self.seats = seats
         self.listeners = listeners
-        #: Event streams and waiting long-polls open in this process (see :meth:`wait_slot`).
+        #: Event streams and waiting long-polls open in this process (see :attr:`wait_slot`).
         self.process_slots = ProcessSlots()
+        #: A waiting slot over this repository and this process's slots, not taken yet:
+        #: :class:`WaitSlot` given the rest of its arguments (the client, its limit, ...).
+        self.wait_slot = functools.partial(WaitSlot, repo, self.process_slots)
         self.max_open_per_owner = max_open_per_owner
 
     def load_with_seat(self, game_id: str, token: str) -> tuple[GameRecord | None, int | None]:
@@ -347,21 +351,6 @@ class Games(Seating, Reading):
             if wait > 0 and record.status != GameStatus.FINISHED:
                 found = self.repo.wait_events(game_id, after, int(wait * 1000), gone=gone)
         return [visible(e, viewer.seat) for e in found]
-
-    def wait_slot(
-        self,
-        client: str,
-        limit: int,
-        seconds: float,
-        process_limit: int,
-        address: str | None = None,
-        address_limit: int = 0,
-    ) -> WaitSlot:
-        """One of this process's ``process_limit`` slots for event streams and waiting
-        long-polls, one of the ``address_limit`` of ``address`` in this process, and one of
-        ``client``'s ``limit`` (a lease in Redis, across every process, lasting ``seconds``
-        and :data:`LEASE_MARGIN_SECONDS` unless renewed): a :class:`WaitSlot`, not taken yet."""
-        return WaitSlot(self.repo, self.process_slots, client, limit, seconds, process_limit, address, address_limit)
 
 
 class _Replayed(Exception):

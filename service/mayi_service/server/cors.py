@@ -27,7 +27,7 @@ class Cors:
     def headers(self, req: Any) -> dict[str, str]:
         """The CORS headers of an answer to ``req`` (gunicorn's request): like the app's,
         only for a request that carries an ``Origin``. ``None``: no request was read (its
-        head was too large, or the connection is refused before it): then
+        head was too large, or a connection refused sent none in time): then
         ``Access-Control-Allow-Origin: *`` if every origin is allowed, else none."""
         if req is None:
             return self.unread

@@ -17,7 +17,7 @@ from contextlib import suppress
 from http import HTTPStatus
 from typing import Any
 
-from gunicorn import util
+from gunicorn import http, util
 from gunicorn.http.body import Body, ChunkedReader
 from gunicorn.http.errors import (
     ChunkMissingTerminator,
@@ -218,6 +218,7 @@ class BoundedConnections:
     per_address: int
     held: Counter[str]
     cors_origins: tuple[str, ...]
+    cfg: Any
     log: Any
 
     def problem(self, status: int, reason: str, detail: str, headers: dict[str, str] | None = None) -> bytes:
@@ -250,7 +251,7 @@ class BoundedConnections:
             super().handle(listener, client, addr)  # type: ignore[misc]
             return
         if self.held[key] >= self.per_address:
-            self._refuse(client, key)
+            self._refuse(client, addr, key)
             return
         self.held[key] += 1
         try:
@@ -260,7 +261,10 @@ class BoundedConnections:
             if not self.held[key]:
                 del self.held[key]
 
-    def _refuse(self, client: Any, key: str) -> None:
+    def _refuse(self, client: Any, addr: Any, key: str) -> None:
+        """Answer 429 to a connection over its address's cap, with the CORS headers of its
+        request's ``Origin`` (the head read if it comes within :data:`REFUSAL_LINGER_SECONDS`),
+        then close it."""
         detail = (
             f"Too many connections: {key} has {self.per_address} open to this server process, as many as one "
             "address may (MAYI_MAX_CONNECTIONS_PER_ADDRESS); close one, or retry after Retry-After seconds"
@@ -268,8 +272,20 @@ class BoundedConnections:
         self.log.info("refused a connection from %s: %d open (MAYI_MAX_CONNECTIONS_PER_ADDRESS)", key, self.per_address)
         with suppress(OSError):
             refused = Refused(Problem.RATE_LIMITED, detail)
-            util.write_nonblock(client, self.problem(refused.status, refused.reason, detail, self.cors.headers(None)))
+            # (An answer without an Origin to read: the one to no request read.)
+            cors = self.cors.headers(self._head(client, addr)) or self.cors.headers(None)
+            util.write_nonblock(client, self.problem(refused.status, refused.reason, detail, cors))
         util.close_graceful(client, timeout=REFUSAL_LINGER_SECONDS)
+
+    def _head(self, client: Any, addr: Any) -> Any:
+        """The head of the request on ``client`` (gunicorn's request, its body not read), or
+        ``None`` when none reads within :data:`REFUSAL_LINGER_SECONDS` (it is late, too large
+        or malformed, or the client closed)."""
+        from gevent import Timeout
+
+        with suppress(ParseException, OSError, StopIteration), Timeout(REFUSAL_LINGER_SECONDS, False):
+            return next(http.RequestParser(self.cfg, client, addr))
+        return None
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         """gunicorn's error answer, with the CORS headers of the request's ``Origin``; a

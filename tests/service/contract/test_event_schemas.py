@@ -12,8 +12,8 @@ from marshmallow import fields
 from mayi_engine.cards import card_code
 from mayi_engine.events import Event
 from mayi_engine.rules import Contract
-from mayi_service.api.schemas import ContractSchema
 from mayi_service.api.schemas.events import event_fields
+from mayi_service.api.schemas.views import ContractSchema
 
 
 @dataclass(frozen=True, slots=True, repr=False)

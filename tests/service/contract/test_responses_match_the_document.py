@@ -38,7 +38,7 @@ from mayi_engine.policies import random_policy
 from mayi_engine.rng import KeyedRandom
 from mayi_engine.simulate import next_seat
 from mayi_sdk.local import bot_policy
-from mayi_service.api.schemas import EVENT_TYPES, EVENTS_PAGE
+from mayi_service.api.schemas.events import EVENT_TYPES, EVENTS_PAGE
 from mayi_service.play.views import visible
 from mayi_service.problem_types import PROBLEM_CODES
 from mayi_service.storage.repository import GameRepository

@@ -7,7 +7,9 @@ Swagger UI's configuration.
 
 from __future__ import annotations
 
+import importlib
 import json
+import pkgutil
 import random
 import re
 from collections.abc import Iterator
@@ -21,7 +23,9 @@ from marshmallow import Schema, ValidationError, fields
 from mayi_engine.cards import parse_card
 from mayi_service.api import schemas
 from mayi_service.api.schemas import bots as bot_schemas
+from mayi_service.api.schemas import fields as field_types
 from mayi_service.api.schemas import ladder as ladder_schemas
+from mayi_service.api.schemas import moves as move_schemas
 
 TIMEOUT = 10
 JSON = {"Content-Type": "application/json"}
@@ -229,8 +233,11 @@ def test_event_query_numbers_are_plain_decimals(http, query, field):
 
 
 def _request_schemas() -> list[type[Schema]]:
-    """Every request schema of the app (every subclass of StrictSchema, at any depth)."""
-    found, level = [], list(schemas.StrictSchema.__subclasses__())
+    """Every request schema of the app (every subclass of StrictSchema, at any depth, in
+    every module of the schemas)."""
+    for module in pkgutil.iter_modules(schemas.__path__):
+        importlib.import_module(f"{schemas.__name__}.{module.name}")
+    found, level = [], list(field_types.StrictSchema.__subclasses__())
     while level:
         cls = level.pop()
         found.append(cls)
@@ -249,10 +256,10 @@ def _leaves(field: fields.Field) -> Iterator[fields.Field]:
 
 def test_every_request_field_is_of_a_strict_type():
     """No request schema uses marshmallow's lenient String, Integer, Float or Boolean."""
-    allowed = (schemas.Text, schemas.StrictInteger, schemas.StrictFloat, schemas.StrictBoolean)
-    query = (schemas.Text, schemas.QueryInteger, schemas.QueryFloat)
+    allowed = (field_types.Text, field_types.StrictInteger, field_types.StrictFloat, field_types.StrictBoolean)
+    query = (field_types.Text, field_types.QueryInteger, field_types.QueryFloat)
     found = _request_schemas()
-    assert {bot_schemas.BotInSchema, ladder_schemas.EntryInSchema, schemas.DrawInSchema} <= set(found)
+    assert {bot_schemas.BotInSchema, ladder_schemas.EntryInSchema, move_schemas.DrawInSchema} <= set(found)
     for cls in found:
         strict = query if cls.__name__.endswith("QuerySchema") else allowed
         for name, field in cls().fields.items():
@@ -278,10 +285,10 @@ def _card_patterns(node: Any) -> Iterator[str]:
 def test_card_codes_have_a_pattern_in_the_openapi_document_that_the_engine_agrees_with():
     spec = json.loads(SPEC.read_text(encoding="utf-8"))
     patterns = set(_card_patterns(spec))
-    assert patterns == {schemas.CARD_PATTERN}
+    assert patterns == {field_types.CARD_PATTERN}
     # discard, melds, lay-offs and stacked decks all say so
-    assert json.dumps(spec).count(json.dumps(schemas.CARD_PATTERN)) >= 4
-    pattern = re.compile(schemas.CARD_PATTERN)
+    assert json.dumps(spec).count(json.dumps(field_types.CARD_PATTERN)) >= 4
+    pattern = re.compile(field_types.CARD_PATTERN)
     ranks, suits = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "10", "J", "Q", "K"], "CDHS"
     codes = [r + s for r in ranks for s in suits] + ["JK"]
     for code in codes:
@@ -290,7 +297,7 @@ def test_card_codes_have_a_pattern_in_the_openapi_document_that_the_engine_agree
             parse_card(variant)
     rng = random.Random(6)
     alphabet = "AKQJT1098765432CDHSZX0ckdjsh \n\u017f\u212a"  # with a long s and a Kelvin sign
-    field = schemas.Card()
+    field = field_types.Card()
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 4)))
         if pattern.fullmatch(text):  # as JSON Schema reads a pattern: $ is the very end

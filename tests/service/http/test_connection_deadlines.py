@@ -336,3 +336,43 @@ def test_one_address_holds_at_most_its_cap_of_connections(server: Served) -> Non
         pytest.fail("the held connections kept being timed out before the test could count them")
     assert served_again(), "closed connections never gave their places back"
     no_traceback(server)
+
+
+def test_a_refused_connection_carries_the_cors_headers_of_its_origin(tmp_path: Path) -> None:
+    """Under a restricted ``MAYI_CORS_ORIGINS``, the 429 of a connection over the per-address
+    cap carries the app's CORS headers for an allowed ``Origin``, so that a browser's script
+    can read it (it carried none), and none for another origin."""
+    allowed, other = "https://table.example", "https://elsewhere.example"
+    # The cap lowered from 128 to 2: the test holds 2 connections, not 128 (the same refusal).
+    env = {"MAYI_CORS_ORIGINS": allowed, "MAYI_MAX_CONNECTIONS_PER_ADDRESS": "2"}
+    holder = "127.0.0.6"
+
+    def refused(origin: str) -> tuple[int, dict[str, str], dict[str, object]]:
+        request = f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
+        return answered(served.port, request.encode(), holder)
+
+    def cors_of(headers: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in headers.items() if k.startswith("access-control-")}
+
+    with ready_server(tmp_path, env) as served:
+        app = requests.get(f"{served.url}/v1/nowhere", headers={"Origin": allowed}, timeout=60)
+        expected = {k.lower(): v for k, v in app.headers.items() if k.lower().startswith("access-control-")}
+        assert expected["access-control-allow-origin"] == allowed, expected
+        for _ in range(3):  # another attempt only if the machine stalled past the body deadline
+            with ExitStack() as stack:
+                held = []
+                for _ in range(2):
+                    sock = stack.enter_context(closing(connect(served.port, holder)))
+                    sock.sendall(CHUNKED_HEAD + b'10\r\n{"var')
+                    held.append(sock)
+                answers = {origin: refused(origin) for origin in (allowed, other)}
+                if not all(_still_open(sock) for sock in held):
+                    continue  # some were timed out before the refused ones came: not the case under test
+            for status, _, problem in answers.values():
+                assert status == 429 and "MAYI_MAX_CONNECTIONS_PER_ADDRESS" in str(problem["detail"]), problem
+            assert cors_of(answers[allowed][1]) == expected, answers[allowed][1]
+            assert cors_of(answers[other][1]) == {}, answers[other][1]
+            break
+        else:
+            pytest.fail("the held connections kept being timed out before the test could count them")
+        no_traceback(served)

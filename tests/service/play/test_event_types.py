@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mayi_engine import EVENT_TYPES
-from mayi_service.api.schemas import EVENT_TYPES as DOCUMENTED
+from mayi_service.api.schemas.events import EVENT_TYPES as DOCUMENTED
 
 
 def test_every_engine_event_is_documented_and_nothing_else() -> None:
