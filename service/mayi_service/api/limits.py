@@ -17,7 +17,7 @@ from mayi_service.api import health, problems
 from mayi_service.api.common import DECISION, bearer_token
 from mayi_service.config import Settings
 from mayi_service.play.games import token_hash
-from mayi_service.storage.connections import COMMAND_TIMEOUT, MAX_CONNECTIONS, is_cluster_url
+from mayi_service.storage.limiter import limiter_options, limiter_uri
 from mayi_service.web import blp as _web_blp
 
 
@@ -84,8 +84,8 @@ def rate_limits(app: Flask, settings: Settings, url: str) -> Limiter:
     limiter = Limiter(
         _limit_key,
         app=app,
-        storage_uri=_limiter_uri(url),
-        storage_options=_limiter_options(url),
+        storage_uri=limiter_uri(url),
+        storage_options=limiter_options(url),
         strategy=settings.rate_limit_strategy,
         enabled=settings.rate_limits_enabled,
         application_limits=[
@@ -196,42 +196,3 @@ def _announce(policies: dict[tuple[str, RateLimitItem], str]) -> Callable[[Respo
         return response
 
     return announce
-
-
-def _limiter_uri(url: str) -> str:
-    """The limits storage URI of the Redis at ``url``: on a cluster, limits' own cluster
-    storage (``redis+cluster://``, TLS through :func:`_limiter_options`)."""
-    if url.startswith("unix://"):
-        return "redis+unix://" + url[len("unix://") :]
-    if is_cluster_url(url):
-        return "redis+cluster://" + url.split("://", 1)[1]
-    return url
-
-
-#: Connections the rate limits' storage may hold at once, per process: each request holds
-#: one for a moment, in turn, for each of its limit calls, and a gevent worker serves at
-#: most ``MAYI_WORKER_CONNECTIONS`` requests at once (4,000 by default).
-LIMITER_CONNECTIONS = MAX_CONNECTIONS
-
-
-def _limiter_options(url: str) -> dict[str, Any]:
-    """Options of the limits storage: on a single Redis, a pool of its own as large as the
-    service's (redis-py's default pool refuses a 101st connection at once, and a gevent
-    worker may have more requests than that in their limit calls together: each was a
-    500); on a cluster,
-    the service's own timeouts (redis-py's cluster client has none by default) and TLS for
-    ``rediss+cluster://``."""
-    if not is_cluster_url(url):
-        if url.split(":", 1)[0].lower() not in ("redis", "rediss", "unix"):
-            return {}  # (Sentinels: limits' own client)
-        pool = redis.ConnectionPool.from_url(
-            url,
-            max_connections=LIMITER_CONNECTIONS,
-            socket_timeout=COMMAND_TIMEOUT,
-            socket_connect_timeout=5,
-        )
-        return {"connection_pool": pool}
-    options: dict[str, Any] = {"socket_timeout": COMMAND_TIMEOUT, "socket_connect_timeout": 5}
-    if url.lower().startswith("rediss+"):
-        options["ssl"] = True
-    return options
