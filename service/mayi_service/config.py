@@ -48,6 +48,10 @@ class Settings:
     jobs_redis_url: str = ""
     #: Where the embedded Redis keeps its data file.
     data_dir: str = "var"
+    #: On a single Redis, send the request path's scripts and the event hub's reads on
+    #: connections kept between calls (redis-py's own ``Connection``, without its pool's borrow
+    #: each time); false: every call through redis-py's client and pool.
+    redis_kept_connections: bool = True
     #: Prefix of every Redis key (several services may share one Redis).
     key_prefix: str = "mayi"
     #: Largest request body accepted, in bytes.

@@ -63,6 +63,7 @@ class Service:
             settings.idempotency_ttl,
             waiting_ttl=settings.waiting_ttl,
             finished_ttl=settings.finished_ttl,
+            kept=settings.redis_kept_connections,
         )
         games_queue = Queue(settings.queue_name, connection=self.jobs) if settings.schedule_clock_jobs else None
         #: The house bots: the API seats them, the worker plays them.

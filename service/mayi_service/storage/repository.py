@@ -113,6 +113,7 @@ class GameRepository(Indexes, EventLog, Leases):
         waiting_ttl: int = 0,
         finished_ttl: int = 0,
         index_shards: int | None = None,
+        kept: bool = True,
     ) -> None:
         self.r = client
         #: Shards of each cross-game index (1: the ``{index}`` keys of a single Redis); by
@@ -132,10 +133,10 @@ class GameRepository(Indexes, EventLog, Leases):
         self._follow_scripts = {name: client.register_script(source(name)) for name in ("clock_claim", "wake")}
         self.register_leases()
         self.register_indexes()
-        #: Runs the scripts of the request path (lean calls on a single Redis).
-        self.run = Scripts(client)
+        #: Runs the scripts of the request path (on kept connections of a single Redis, with ``kept``).
+        self.run = Scripts(client, kept)
         #: Waits for new events, one blocking read per game shared by its waiters.
-        self.hub = EventHub(client)
+        self.hub = EventHub(client, kept=kept)
 
     # -- games --------------------------------------------------------------
     def create(
