@@ -6,8 +6,10 @@ How it plays (docs/bots.md, "How ``expert`` plays", says more):
   the upcard as the draw, before it is down, when the card would help its plan: each
   claim costs penalty cards, the decision with the most at stake. Every other decision
   (a single legal move, a card that helps nothing, going down, laying off, discarding)
-  is ``strong``'s, at once, but for one change: in a round that must use every card (May
-  I's last) a seat well ahead dumps points (:data:`LEAD`). Two options (off by default): ``discards=True`` searches the
+  is ``strong``'s, at once, but for two changes in a round that must use every card (May
+  I's last): it reads its hand as the runs it can go out with, each of four or five cards
+  (:func:`last_round_plan`, where ``strong`` counts every card of a suit in one run), and
+  a seat well ahead dumps points (:data:`LEAD`). Two options (off by default): ``discards=True`` searches the
   discard too, among ``strong``'s closest picks; ``strong_playouts=True`` plays the seat's
   own moves in the playouts with ``strong``.
 * **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
@@ -38,6 +40,8 @@ import random
 import secrets
 import time
 from collections import Counter
+from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
@@ -46,8 +50,8 @@ from mayi_sdk.cards import order
 from mayi_sdk.helpers import engine
 from mayi_sdk.local import seat_view
 
-from .cards import book_rank, fitting, run_span
-from .strong import Memory, StrongBot, assess
+from .cards import book_rank, fitting, joker_limit, run_span
+from .strong import Memory, Plan, StrongBot, assess
 
 #: Most worlds sampled for one decision.
 WORLDS = 10
@@ -78,6 +82,12 @@ NEED_POINTS = 12.0
 #: holding fewer points rather than racing to go out.
 LEAD = 20
 LEAD_WEIGHT = 8.0
+#: Whether a round that must use every card (May I's last) is planned as it is played out
+#: (:func:`last_round_plan`) rather than by ``strong``'s estimate.
+EXACT_LAST = True
+#: The need :func:`last_round_plan` gives a hand that no runs of the lengths it may go out
+#: with can hold (the planner then falls back on strong's estimate).
+NO_RUNS = 99
 
 
 class ExpertBot(Bot):
@@ -336,7 +346,19 @@ class ExpertBot(Bot):
 
 
 class _Planner(StrongBot):
-    """``strong``, keeping a lead in a round that must use every card (:data:`LEAD`)."""
+    """``strong``, keeping a lead in a round that must use every card (:data:`LEAD`), and
+    planning that round as it is played out (:data:`EXACT_LAST`)."""
+
+    exact_last = EXACT_LAST
+
+    def _plan(self, view: GameView, hand: tuple[int, ...]) -> Plan:
+        contract = view.round.contract if view.round is not None else None
+        if not self.exact_last or contract is None or not contract.all_cards or contract.books:
+            return super()._plan(view, hand)
+        # The hand it holds between turns: one card less while it has a discard to make.
+        held = len(view.hand) - (1 if any(m.type == "discard" for m in view.legal) else 0)
+        plan = last_round_plan(tuple(sorted(hand)), contract.runs, joker_limit(view.variant), held)
+        return plan if plan.need < NO_RUNS else super()._plan(view, hand)
 
     def point_weight(self, view: GameView) -> float:
         weight = super().point_weight(view)
@@ -347,6 +369,81 @@ class _Planner(StrongBot):
         if others and min(others) - mine >= LEAD:
             return weight + LEAD_WEIGHT
         return weight
+
+
+@lru_cache(maxsize=200_000)
+def last_round_plan(hand: tuple[int, ...], runs: int, limit: int | None, held: int) -> Plan:
+    """The :class:`Plan` of ``hand`` (sorted card numbers) in a round whose ``runs`` runs
+    must hold every card, for a seat holding ``held`` cards between turns.
+
+    It goes out when the cards after a draw hold runs of ``held`` cards (the last one
+    thrown) or ``held + 1``: so the runs' lengths (4 or more each, of different suits)
+    sum to one of those, and ``need`` is the fewest cards still to draw: that length less
+    the cards of ``hand`` the best such runs already hold (one of each rank, a joker
+    filling a gap within ``limit`` a run). ``strong``'s estimate counts every card of a
+    suit in one run instead, so it holds six cards of a suit that only four or five can
+    use. ``wanted``: the cards missing from the best runs (a joker if one would help).
+    Too few cards held for any such runs: need :data:`NO_RUNS`."""
+    jokers = hand.count(0)
+    ranks: list[set[int]] = [set(), set(), set(), set()]
+    for c in hand:
+        if c:
+            r, s = c >> 2, c & 3
+            ranks[s].add(r)
+            if r == 1:
+                ranks[s].add(14)
+    cap = runs if limit is None else runs * limit  # jokers a full set of runs may hold
+    best = NO_RUNS
+    wanted: set[int] = set()
+    for total in (held, held + 1):
+        longest = total - 4 * (runs - 1)
+        if longest < 4:
+            continue
+        # Per suit and length: the most cards of the hand one run holds, and its windows.
+        kept: dict[tuple[int, int], tuple[int, list[int]]] = {}
+        for s in range(4):
+            for length in range(4, min(longest, 13) + 1):
+                most, lows = -1, []
+                for low in range(1, 16 - length):
+                    have = sum(1 for r in range(low, low + length) if r in ranks[s])
+                    if have > most:
+                        most, lows = have, [low]
+                    elif have == most:
+                        lows.append(low)
+                kept[(s, length)] = (most, lows)
+        for suits in combinations(range(4), runs):
+            for lengths in _partitions(total, runs, longest):
+                held_cards = 0
+                gaps = 0
+                for s, length in zip(suits, lengths, strict=True):
+                    have = kept[(s, length)][0]
+                    held_cards += have
+                    gaps += 1 if have < length else 0
+                fill = min(jokers, cap, gaps if limit == 1 else total - held_cards)
+                need = total - held_cards - fill
+                if need > best:
+                    continue
+                if need < best:
+                    best, wanted = need, set()
+                if need == 0:
+                    continue
+                if fill < min(jokers + 1, cap, gaps if limit == 1 else total - held_cards):
+                    wanted.add(0)
+                for s, length in zip(suits, lengths, strict=True):
+                    for low in kept[(s, length)][1]:
+                        for r in range(low, low + length):
+                            if r not in ranks[s]:
+                                wanted.add((1 if r == 14 else r) * 4 + s)
+    return Plan(best, frozenset(wanted))
+
+
+def _partitions(total: int, parts: int, longest: int) -> list[tuple[int, ...]]:
+    """The ordered ways to split ``total`` into ``parts`` lengths of 4 to ``longest``."""
+    if parts == 1:
+        return [(total,)] if 4 <= total <= longest else []
+    return [
+        (first, *rest) for first in range(4, longest + 1) for rest in _partitions(total - first, parts - 1, longest)
+    ]
 
 
 def _same(move: Any, other: Any) -> bool:

@@ -3,7 +3,8 @@
 ``expert`` plays the same moves for the same seed, finishes games in ``play_local`` and
 ``mayi simulate``, plays as a house bot of a real ``mayi serve`` (and takes the budget
 the service passes), without the rules engine says so in one line, and in May I's last
-round dumps points only when it leads. ``greedy`` no longer hoards cards in May I's last
+round dumps points only when it leads and plans it as it is played out (three runs
+of four or five cards). ``greedy`` no longer hoards cards in May I's last
 round. (Strength: ``bench/bots.py``, never here.)"""
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from mayi_engine import Phase, from_json, get_rules, move_from_json, new_game, p
 from mayi_engine.simulate import next_seat
 from mayi_sdk import GameView, play_local
 from mayi_sdk.bot import as_legal_move, is_wait
+from mayi_sdk.cards import order
 from mayi_sdk.local import seat_view
 from mayi_service.cli import main
 
@@ -202,19 +204,49 @@ def _discards(bot: Any, views: list[GameView]) -> list[str]:
     return picked
 
 
-def test_expert_dumps_points_in_may_is_last_round_only_when_it_leads() -> None:
+def test_expert_dumps_points_in_may_is_last_round_only_when_it_leads(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mayi_bots import expert as module
     from mayi_bots.cards import points
 
     changed = 0
     for totals, leads in (([100, 150, 140, 160], True), ([150, 100, 140, 160], False)):
         for views in _last_round_views(totals):
-            strong = _discards(mayi_bots.make("strong"), views)
+            with monkeypatch.context() as m:  # the same bot, never leading enough to dump points
+                m.setattr(module, "LEAD", 10**9)
+                calm = _discards(ExpertBot(seed=1, budget=None, worlds=2), views)
             expert = _discards(ExpertBot(seed=1, budget=None, worlds=2), views)
-            assert len(expert) == len(strong)
-            differ = [(e, s) for e, s in zip(expert, strong, strict=True) if e != s]
+            assert len(expert) == len(calm)
+            differ = [(e, s) for e, s in zip(expert, calm, strict=True) if e != s]
             if not leads:
-                assert differ == []  # behind: strong's discards
-            # Leading by 20 or more: where it leaves strong's discard, it throws more points.
+                assert differ == []  # behind: the discards of a bot that never dumps points
+            # Leading by 20 or more: where it leaves that discard, it throws more points.
             assert all(points(e, "may_i") > points(s, "may_i") for e, s in differ), differ
             changed += len(differ)
     assert changed > 0
+
+
+def _last_round_draw(hand: str, upcard: str) -> GameView:
+    """Seat 2's view of a May I round-7 draw: ``hand`` held, ``upcard`` on offer, the others passed."""
+    key = hashlib.blake2b(b"last-round-plan", digest_size=32).digest()
+    data = to_json(new_game(get_rules("may_i"), ["a", "b", "c", "d"], key, start_round=7))
+    data["hands"][2] = hand
+    data.update(discard=upcard, phase="draw", discarder=1, passes=[0, 3])
+    return seat_view(from_json(data), 2)
+
+
+def test_expert_plans_may_is_last_round_as_three_runs_of_four_or_five() -> None:
+    from mayi_bots.expert import last_round_plan
+
+    hand = "3H4H5H6HKH9STSJSQS3C4C5C"  # three runs but a club, with a king of hearts to throw
+    cards = tuple(sorted(order(hand[i : i + 2]) for i in range(0, len(hand), 2)))
+    plan = last_round_plan(cards, 3, 1, 12)
+    assert plan.need == 1 and plan.wanted == {order("2C"), order("6C"), 0}
+    # strong reads the hearts as one run from 3 to K, six short, so the 9H "helps" it.
+    take = ("draw", {"source": "discard"})
+    stock = ("draw", {"source": "stock"})
+    view = _last_round_draw(hand, "9H")
+    assert _answer(mayi_bots.make("strong").decide(view)) == take
+    assert _answer(ExpertBot(seed=1, budget=None).decide(view)) == stock
+    view = _last_round_draw(hand, "2C")  # the card that puts it out: both take it
+    assert _answer(mayi_bots.make("strong").decide(view)) == take
+    assert _answer(ExpertBot(seed=1, budget=None).decide(view)) == take
