@@ -53,7 +53,7 @@ def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -
         answered = "() => location.hash.startsWith('#/game/') || !document.querySelector('#create')?.disabled"
         page.wait_for_function(answered)
         refused = page.locator("#create-error").filter(has_text="Too many requests")
-        if page.url.find("#/game/") >= 0 or not refused.is_visible():
+        if "#/game/" in page.url or not refused.is_visible():
             break
         wait = re.search(r"Try again in (\d+) s", refused.inner_text())
         assert wait is not None, refused.inner_text()  # the page says how long
