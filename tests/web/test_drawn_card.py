@@ -8,17 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.sync_api import expect
-from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, press_card, settle, stack, turn
+from web_helpers import act, press_card, round_one_table, settle, turn
 
 
 def test_the_drawn_card_is_outlined_and_named_for_its_owner(served: Any, new_page: Any, shots: Any) -> None:
     url = served.url
-    deck = stack([PERSON, *OTHERS], "2S", STOCK)
-    game_id, tokens = create(url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, options=None)
-    page = new_page()
-    hold_seat(page, url, game_id, tokens[0], 0)
-    page.goto(f"{url}/#/game/{game_id}")
-    expect(page.locator("#live")).to_have_text("live")
+    game_id, tokens, page = round_one_table(url, new_page)
     fresh = page.locator(".hand-cards button.card.drawn")
     expect(fresh).to_have_count(0)
     for seat in range(4):  # the first upcard: nobody takes it; Ann is dealt the stock's 9H

@@ -10,7 +10,7 @@ from typing import Any
 
 import requests
 from playwright.sync_api import Page, expect
-from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, settle, stack, view
+from web_helpers import act, round_one_table, settle, view
 
 
 def focus_in_moves(page: Page) -> None:
@@ -20,12 +20,7 @@ def focus_in_moves(page: Page) -> None:
 
 def test_the_table_by_keyboard(served: Any, new_page: Any, shots: Any) -> None:
     url = served.url
-    deck = stack([PERSON, *OTHERS], "2S", STOCK)
-    game_id, tokens = create(url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, options=None)
-    page = new_page()
-    hold_seat(page, url, game_id, tokens[0], 0)
-    page.goto(f"{url}/#/game/{game_id}")
-    expect(page.locator("#live")).to_have_text("live")
+    game_id, tokens, page = round_one_table(url, new_page)
     for seat in range(4):  # the first upcard: nobody takes it; Ann is dealt 9H
         act(url, game_id, tokens[seat], "claims", {"claim": False})
     expect(page.locator(".hand h2")).to_contain_text("Your hand (11)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.sync_api import Page, expect
-from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, settle, stack, turn, view
+from web_helpers import act, lay_off_each, round_one_table, settle, turn, view
 
 WIDTH, HEIGHT = 390, 844
 
@@ -31,12 +31,7 @@ def nothing_wider(page: Page) -> None:
 
 def test_a_phone_shows_the_hand_and_the_moves_without_scrolling(served: Any, new_page: Any, shots: Any) -> None:
     url = served.url
-    deck = stack([PERSON, *OTHERS], "2S", STOCK)
-    game_id, tokens = create(url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, options=None)
-    page = new_page(WIDTH, HEIGHT)
-    hold_seat(page, url, game_id, tokens[0], 0)
-    page.goto(f"{url}/#/game/{game_id}")
-    expect(page.locator("#live")).to_have_text("live")
+    game_id, tokens, page = round_one_table(url, new_page, size=(WIDTH, HEIGHT))
     pass_button = page.get_by_role("button", name="Pass on 2♠")
     expect(pass_button).to_be_in_viewport(ratio=1)  # the first upcard, offered to Ann
     for seat in range(4):
@@ -62,10 +57,7 @@ def test_a_phone_shows_the_hand_and_the_moves_without_scrolling(served: Any, new
     settle(url, game_id, tokens)
     act(url, game_id, tokens[0], "turn/draw", {"source": "stock"})
     hand = view(url, game_id, tokens[0])["hand"]
-    for card in ("7H", "7C", "9H", "9H"):
-        legal = view(url, game_id, tokens[0])["legal"]
-        move = next(m for m in legal if m["type"] == "lay_off" and m["lay_offs"][0]["cards"] == [card])
-        act(url, game_id, tokens[0], "lay-offs", {"lay_offs": move["lay_offs"]})
+    lay_off_each(url, game_id, tokens[0], ["7H", "7C", "9H", "9H"])
     act(url, game_id, tokens[0], "turn/discard", {"card": next(c for c in hand if c not in ("7H", "7C", "9H", "9H"))})
 
     expect(page.locator(".round-summary")).to_be_visible()

@@ -9,17 +9,12 @@ from typing import Any
 
 import requests
 from playwright.sync_api import expect
-from web_helpers import OTHERS, PERSON, SEED, STOCK, act, create, hold_seat, settle, stack, turn, view
+from web_helpers import act, lay_off_each, round_one_table, settle, turn, view
 
 
 def test_a_round_summary_shows_every_hand_until_the_person_continues(served: Any, new_page: Any, shots: Any) -> None:
     url = served.url
-    deck = stack([PERSON, *OTHERS], "2S", STOCK)
-    game_id, tokens = create(url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, options=None)
-    page = new_page()
-    hold_seat(page, url, game_id, tokens[1], 1)  # Bob's page: another seat goes out
-    page.goto(f"{url}/#/game/{game_id}")
-    expect(page.locator("#live")).to_have_text("live")
+    game_id, tokens, page = round_one_table(url, new_page, seat=1)  # Bob's page: another seat goes out
     for seat in range(4):  # the first upcard: nobody takes it; Ann is dealt 9H
         act(url, game_id, tokens[seat], "claims", {"claim": False})
     act(url, game_id, tokens[0], "melds", {"melds": [["7C", "7D", "7S"], ["9C", "9D", "9S"]]})
@@ -29,10 +24,7 @@ def test_a_round_summary_shows_every_hand_until_the_person_continues(served: Any
     settle(url, game_id, tokens)
     act(url, game_id, tokens[0], "turn/draw", {"source": "stock"})
     hand = view(url, game_id, tokens[0])["hand"]
-    for card in ("7H", "7C", "9H", "9H"):
-        legal = view(url, game_id, tokens[0])["legal"]
-        move = next(m for m in legal if m["type"] == "lay_off" and m["lay_offs"][0]["cards"] == [card])
-        act(url, game_id, tokens[0], "lay-offs", {"lay_offs": move["lay_offs"]})
+    lay_off_each(url, game_id, tokens[0], ["7H", "7C", "9H", "9H"])
     summary = page.locator(".round-summary")
     expect(summary).to_have_count(0)
     # While the round is on, no card of another seat is in the page: only Bob's hand and the table's.

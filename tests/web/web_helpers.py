@@ -142,6 +142,28 @@ def turn(url: str, game_id: str, tokens: list[str], seat: int) -> None:
     act(url, game_id, tokens[seat], "turn/discard", {"card": next(m["card"] for m in legal if m["type"] == "discard")})
 
 
+def round_one_table(
+    url: str, new_page: Any, seat: int = 0, size: tuple[int, int] | None = None
+) -> tuple[str, list[str], Page]:
+    """Round 1 of :data:`PERSON`'s table of 4 on the service's default clocks, open in a new
+    page that holds ``seat`` and follows the game live; its id, the tokens and the page."""
+    deck = stack([PERSON, *OTHERS], "2S", STOCK)
+    game_id, tokens = create(url, 4, ["Ann", "Bob", "Cy", "Di"], {"seed": SEED, "stacked_decks": [deck]}, options=None)
+    page = new_page(*size) if size else new_page()
+    hold_seat(page, url, game_id, tokens[seat], seat)
+    page.goto(f"{url}/#/game/{game_id}")
+    expect(page.locator("#live")).to_have_text("live")
+    return game_id, tokens, page
+
+
+def lay_off_each(url: str, game_id: str, token: str, cards: list[str]) -> None:
+    """The seat lays off each of ``cards`` alone, where its legal moves first place it."""
+    for card in cards:
+        legal = view(url, game_id, token)["legal"]
+        move = next(m for m in legal if m["type"] == "lay_off" and m["lay_offs"][0]["cards"] == [card])
+        act(url, game_id, token, "lay-offs", {"lay_offs": move["lay_offs"]})
+
+
 def press_card(page: Page, card: str) -> None:
     """Select one (unselected) ``card`` of the hand, as a person presses it."""
     button = page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="false"]').first
