@@ -17,7 +17,9 @@ with the settings a user gets:
   60 s timeouts, never cut.
 * Faults mid-game: one API container killed (the game goes on through the other), one
   game worker killed (the clocks and the house bots go on), Redis killed and started
-  again (every acknowledged action is there); ``down`` then ``up`` keeps every finished game.
+  again (every acknowledged action is there), the other game worker's process ended
+  (Docker starts it again: the restart policy; the clocks go on through it); ``down``
+  then ``up`` keeps every finished game.
 
 It is one test (the faults build on each other, and one stack serves them all); its
 steps say what failed. Every container and the volume are removed at the end, also on
@@ -175,6 +177,10 @@ class Stack:
     def state(self, container: str) -> str:
         template = "{{.State.Status}}{{if .State.Health}}/{{.State.Health.Status}}{{end}}"
         return str(self.docker.docker("inspect", "--format", template, container).stdout.strip())
+
+    def restarts(self, container: str) -> int:
+        """How many times the Docker engine has started ``container`` again (its restart policy)."""
+        return int(self.docker.docker("inspect", "--format", "{{.RestartCount}}", container).stdout.strip())
 
     def wait_up(self) -> None:
         """Until every container of every service is healthy (each has a healthcheck) and
@@ -413,6 +419,15 @@ def _wait_for_events(
         )
 
 
+def _clocks_go_on(absent: int, when: str) -> dict[str, Callable[[dict[str, Any]], bool]]:
+    """The events that show a game's jobs are run: the clock plays the ``absent`` seat, and a
+    house bot moves."""
+    return {
+        f"clock ran out for the absent seat {when}": lambda e: bool(e.get("timeout") and e.get("seat") == absent),
+        f"house bot moved {when}": lambda e: e["type"] in MOVES and e.get("seat") != absent,
+    }
+
+
 def _finished_games(url: str, ids: list[str]) -> dict[str, Any]:
     games = {}
     for game_id in ids:
@@ -527,13 +542,8 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
         (worker,) = stack.containers(stack.workers[0])
         stack.docker.docker("kill", worker)
         assert stack.state(worker).startswith("exited")
-        wanted = {
-            "clock ran out for the absent seat after a worker was killed": lambda e: bool(
-                e.get("timeout") and e.get("seat") == absent.seat
-            ),
-            "house bot moved after a worker was killed": lambda e: e["type"] in MOVES and e.get("seat") != absent.seat,
-        }
-        _wait_for_events(stack, absent.game_id, len(_events(url, absent.game_id)), wanted)
+        since = len(_events(url, absent.game_id))
+        _wait_for_events(stack, absent.game_id, since, _clocks_go_on(absent.seat, "after a worker was killed"))
         done("a worker killed: clocks and house bots went on")
 
         # 3c. Redis killed, then started again: every acknowledged action is there.
@@ -565,6 +575,20 @@ def test_the_compose_stack_plays_through_nginx_and_survives_its_faults(stack: St
     assert 500 not in long_game.statuses
 
     done("Redis killed and started: every acknowledged action there")
+
+    # 3d. The other game worker's process ends (SIGTERM from inside, as a crash would
+    # end it): Docker starts the container again (its restart policy), and the clocks
+    # go on through it, the only game worker left.
+    (other,) = stack.containers(stack.workers[1])
+    stack.docker.docker("exec", other, "sh", "-c", "kill -TERM 1")
+    end = time.monotonic() + FAULT_CAP
+    while time.monotonic() < end and not (stack.restarts(other) >= 1 and stack.state(other) == "running/healthy"):
+        time.sleep(1)
+    assert stack.restarts(other) >= 1, f"the worker was not started again: {stack.state(other)}"
+    assert stack.state(other) == "running/healthy", stack.state(other)
+    absent = _person_table(url, "shanghai", {"claim_seconds": 2, "turn_seconds": 2}, LAST_TWO["shanghai"])
+    _wait_for_events(stack, absent.game_id, 0, _clocks_go_on(absent.seat, "after the worker was started again"))
+    done("a worker's process ended: Docker started it again, the clocks went on")
 
     # 4. `down` then `up`: every finished game is still there (the volume).
     stack.compose("down", "--timeout", "5")
