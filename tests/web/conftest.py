@@ -105,13 +105,17 @@ def accessibility_problems(page: Any, impacts: tuple[str, ...] = BLOCKING) -> li
 
 @pytest.fixture(scope="session")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests."""
+    """One ``mayi serve`` (API and job worker: house bots and clocks) for the web tests.
+
+    One setting is not the default: the open tables one address may have (20). The web
+    tests are some forty people at one address, each leaving a table open, on one server;
+    the limit itself is tested in tests/service/play/test_creation_limits.py."""
     from serving import ready_server
     from web_helpers import SERVER_ENV
 
     with ready_server(
         tmp_path_factory.mktemp("web"),
-        SERVER_ENV,
+        {**SERVER_ENV, "MAYI_MAX_OPEN_TABLES_PER_ADDRESS": "200"},
         worker=True,
     ) as server:
         yield server
