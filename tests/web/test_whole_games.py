@@ -15,13 +15,12 @@ every seat's place."""
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import pytest
 import requests
 from playwright.sync_api import Page, expect
-from web_helpers import press_card
+from web_helpers import press_card, press_create
 
 #: A bound on the person's decisions in one game (a game takes about 150).
 DECISIONS = 1500
@@ -43,10 +42,9 @@ def create_game(page: Page, url: str, variant: str, seed: str) -> str:
     expect(page.get_by_label("Turn clock (s)", exact=True)).to_have_value("60")
     page.locator("details.test-setup summary").click()
     page.get_by_label("Seed", exact=True).fill(seed)
-    page.get_by_role("button", name="Create the table").click()
-    expect(page).to_have_url(re.compile(r"#/game/"))
+    game_id = press_create(page)
     expect(page.locator(".seat .name")).to_have_count(4)
-    return page.url.rsplit("/", 1)[1]
+    return game_id
 
 
 def all_events(url: str, game_id: str) -> list[dict[str, Any]]:

@@ -47,8 +47,14 @@ def create_in_lobby(page: Page, url: str, deck: list[str], bots: bool = False) -
     page.locator("details.test-setup summary").click()
     page.get_by_label("Seed", exact=True).fill(SEED)
     page.get_by_label("Stacked decks (JSON)", exact=True).fill(json.dumps([deck]))
+    return press_create(page)
+
+
+def press_create(page: Page) -> str:
+    """Press the lobby's Create the table until the table is made, as a person does on the
+    default limit of new tables a minute (the page says how long to wait); the table's id."""
     create = page.get_by_role("button", name="Create the table")
-    for _ in range(10):  # as a person does on the default limit of new tables a minute: wait, press again
+    for _ in range(10):
         create.click()  # (its handler disables the button until the service has answered)
         answered = "() => location.hash.startsWith('#/game/') || !document.querySelector('#create')?.disabled"
         page.wait_for_function(answered)
