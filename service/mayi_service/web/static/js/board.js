@@ -5,6 +5,7 @@ import { h } from "./dom.js";
 import { describeEvent, plural, seatName } from "./events.js";
 import { button, focusMoves } from "./keys.js";
 import { yourPart } from "./prompt.js";
+import { scoresSection } from "./scores.js";
 import { drawnCard, names, redraw } from "./state.js";
 import * as V from "./variants.js";
 
@@ -89,27 +90,8 @@ export function scoresPanel(st) {
   const v = st.view;
   if (!v.results.length && v.status !== "finished") return null;
   const n = names(v);
-  return h(
-    "section",
-    { class: "scores", "aria-label": "Scores" },
-    h("h2", {}, "Scores"),
-    h(
-      "div",
-      { class: "wide", tabindex: "0", role: "region", "aria-label": "Scores by round" },
-      h(
-      "table",
-      { class: "score-table" },
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), v.seats.map((s) => h("th", { scope: "col" }, seatName(n, s.seat))))),
-      h(
-        "tbody",
-        {},
-        v.results.map((r) => h("tr", { dataset: { round: r.round } }, h("th", { scope: "row" }, String(r.round)), r.scores.map((s, i) => h("td", { class: r.out === i ? "out" : "" }, String(s), r.out === i ? " (out)" : "")))),
-      ),
-      h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), v.seats.map((s) => h("td", { class: "total" }, String(s.total))))),
-      ),
-    ),
-    v.status === "finished" ? h("p", { class: "places" }, "Places: ", v.places.map((p, i) => `${seatName(n, i)} ${p}`).join(", ")) : null,
-  );
+  const places = v.status === "finished" ? h("p", { class: "places" }, "Places: ", v.places.map((p, i) => `${seatName(n, i)} ${p}`).join(", ")) : null;
+  return scoresSection(n, v.results, v.seats.map((s) => s.total), places);
 }
 
 export function logPanel(st) {

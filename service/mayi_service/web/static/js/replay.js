@@ -4,6 +4,7 @@ import { errorText, games } from "./api.js";
 import * as C from "./cards.js";
 import { h, replace, showError } from "./dom.js";
 import { describeEvent, distinctNames, plural, seatName } from "./events.js";
+import { scoresSection } from "./scores.js";
 import * as V from "./variants.js";
 
 /** Autoplay's pace: ms an event, by the person's choice. */
@@ -234,23 +235,6 @@ function render(st, root) {
           )
         : h("p", { class: "muted" }, "No melds."),
     ),
-    s.results.length
-      ? h(
-          "section",
-          { class: "scores", "aria-label": "Scores" },
-          h("h2", {}, "Scores"),
-          h(
-            "div",
-            { class: "wide", tabindex: "0", role: "region", "aria-label": "Scores by round" },
-            h(
-            "table",
-            { class: "score-table" },
-            h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"), r.names.map((_, i) => h("th", { scope: "col" }, seatName(r.names, i))))),
-            h("tbody", {}, s.results.map((res) => h("tr", {}, h("th", { scope: "row" }, String(res.round)), res.scores.map((x, i) => h("td", { class: res.out === i ? "out" : "" }, String(x), res.out === i ? " (out)" : ""))))),
-            h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"), s.totals.map((x) => h("td", {}, String(x))))),
-            ),
-          ),
-        )
-      : null,
+    s.results.length ? scoresSection(r.names, s.results, s.totals) : null,
   );
 }
