@@ -218,6 +218,9 @@ def free_port() -> int:
 #: The setup's allowance: the load's players create a table a game from one address, beyond
 #: the default per-address limits on creating tables (no measured action passes through them).
 SETUP = {"MAYI_RATE_LIMIT_CREATE": "100000 per minute", "MAYI_MAX_OPEN_TABLES_PER_ADDRESS": "0"}
+#: :data:`SETUP` as the in-process apps' settings (the rest are the defaults: rate limits and
+#: clock jobs on).
+SETUP_SETTINGS = {"rate_limit_create": "100000 per minute", "max_open_tables_per_address": 0}
 #: What ``--relaxed`` turns off (a labelled extra line, never the headline).
 RELAXED = {"MAYI_RATE_LIMITS_ENABLED": "false", "MAYI_SCHEDULE_CLOCK_JOBS": "false"}
 
@@ -810,7 +813,7 @@ def cpu_in_process(url: str, prefix: str, actions: int, seed: int, batch: int = 
 
     os.environ.setdefault("REDIS_URL", url)
     os.environ.setdefault("MAYI_BENCH_PREFIX", prefix)
-    app = create_app(redis_url=url, key_prefix=prefix, rate_limits_enabled=False, schedule_clock_jobs=False)
+    app = create_app(redis_url=url, key_prefix=prefix, **SETUP_SETTINGS)
     client = app.test_client()
     base = baseline_app()
 
@@ -871,7 +874,7 @@ def profile_requests(url: str, prefix: str, actions: int, seed: int, top: int) -
     """cProfile of ``actions`` game actions through the Flask test client (no gunicorn, no HTTP)."""
     from mayi_service.api.app import create_app
 
-    app = create_app(redis_url=url, key_prefix=prefix, rate_limits_enabled=False, schedule_clock_jobs=False)
+    app = create_app(redis_url=url, key_prefix=prefix, **SETUP_SETTINGS)
     client = app.test_client()
     profiler = cProfile.Profile()
     done = 0
