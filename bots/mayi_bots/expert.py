@@ -6,12 +6,14 @@ How it plays (docs/bots.md, "How ``expert`` plays", says more):
   the upcard as the draw, before it is down, when the card would help its plan: each
   claim costs penalty cards, the decision with the most at stake. Every other decision
   (a single legal move, a card that helps nothing, going down, laying off, discarding)
-  is ``strong``'s, at once, but for two changes in a round that must use every card (May
-  I's last): it reads its hand as the runs it can go out with, each of four or five cards
-  (:func:`last_round_plan`, where ``strong`` counts every card of a suit in one run), and
-  a seat well ahead dumps points (:data:`LEAD`). Two options (off by default): ``discards=True`` searches the
-  discard too, among ``strong``'s closest picks; ``strong_playouts=True`` plays the seat's
-  own moves in the playouts with ``strong``.
+  is ``strong``'s, at once, but for its plan in May I: each round's contract is read as
+  the best assignment of its cards to the melds (:func:`contract_plan`, where ``strong``
+  keeps two windows a suit and may count a card in two melds); in the round that must
+  use every card (May I's last), as the runs it can go out with, each of four or five
+  cards (:func:`last_round_plan`, where ``strong`` counts every card of a suit in one
+  run), and there a seat well ahead dumps points (:data:`LEAD`). Two options (off by
+  default): ``discards=True`` searches the discard too, among ``strong``'s closest picks;
+  ``strong_playouts=True`` plays the seat's own moves in the playouts with ``strong``.
 * **Worlds.** The hidden cards are sampled consistently with what the seat has seen: all
   the decks, less its hand, the melds on the table, the discard pile as it watched it
   (``strong``'s card tracking), and with the upcards others took dealt back to the hands
@@ -41,7 +43,7 @@ import secrets
 import time
 from collections import Counter
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, product
 from typing import Any
 
 from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
@@ -85,6 +87,9 @@ LEAD_WEIGHT = 8.0
 #: Whether a round that must use every card (May I's last) is planned as it is played out
 #: (:func:`last_round_plan`) rather than by ``strong``'s estimate.
 EXACT_LAST = True
+#: The variants whose other rounds are planned exactly (:func:`contract_plan`) rather than
+#: by ``strong``'s estimate (Shanghai keeps ``strong``'s: its goal is met).
+EXACT_ROUNDS: frozenset[str] = frozenset({"may_i"})
 #: The need :func:`last_round_plan` gives a hand that no runs of the lengths it may go out
 #: with can hold (the planner then falls back on strong's estimate).
 NO_RUNS = 99
@@ -346,13 +351,17 @@ class ExpertBot(Bot):
 
 
 class _Planner(StrongBot):
-    """``strong``, keeping a lead in a round that must use every card (:data:`LEAD`), and
-    planning that round as it is played out (:data:`EXACT_LAST`)."""
+    """``strong``, keeping a lead in a round that must use every card (:data:`LEAD`),
+    planning that round as it is played out (:data:`EXACT_LAST`), and May I's other
+    rounds as exact assignments of its cards to the contract's melds (:data:`EXACT_ROUNDS`)."""
 
     exact_last = EXACT_LAST
+    exact_rounds = EXACT_ROUNDS
 
     def _plan(self, view: GameView, hand: tuple[int, ...]) -> Plan:
         contract = view.round.contract if view.round is not None else None
+        if contract is not None and not contract.all_cards and view.variant in self.exact_rounds:
+            return contract_plan(tuple(sorted(hand)), contract.books, contract.runs, joker_limit(view.variant))
         if not self.exact_last or contract is None or not contract.all_cards or contract.books:
             return super()._plan(view, hand)
         # The hand it holds between turns: one card less while it has a discard to make.
@@ -369,6 +378,88 @@ class _Planner(StrongBot):
         if others and min(others) - mine >= LEAD:
             return weight + LEAD_WEIGHT
         return weight
+
+
+@lru_cache(maxsize=200_000)
+def contract_plan(hand: tuple[int, ...], books: int, runs: int, limit: int | None) -> Plan:
+    """The :class:`Plan` of ``hand`` (sorted card numbers) for a contract of ``books``
+    books of three and ``runs`` runs of four (of different suits), exactly: the best
+    assignment of its cards to the melds, each run a window of four ranks of one suit,
+    each book a rank (a rank may hold several books), a card in one meld only, a joker
+    filling a gap within ``limit`` a meld (a book keeps one natural, a run one). ``need``:
+    the cards still missing; ``wanted``: every card that would lower it (a joker if one
+    would). ``strong``'s estimate keeps each suit's two best windows and counts a card
+    shared by a book and a run only when held once, so it misjudges one hand in ten of
+    a mixed contract and misses a fifth of the cards that help."""
+    jokers = hand.count(0)
+    per_rank = [0] * 14
+    masks = [0, 0, 0, 0]
+    for c in hand:
+        if c:
+            r, s = c >> 2, c & 3
+            per_rank[r] += 1
+            masks[s] |= 1 << r | (1 << 14 if r == 1 else 0)
+    # Per suit, the windows grouped by the ranks of the hand they hold: (held, its ranks,
+    # the cards the group's windows miss); without books only the best (with books, a
+    # window holding fewer may leave the books more).
+    options: list[list[tuple[int, list[int], set[int]]]] = []
+    for s in range(4) if runs else ():
+        groups: dict[int, set[int]] = {}
+        for low in range(1, 12):
+            held = masks[s] & (15 << low)
+            miss = {(1 if r == 14 else r) * 4 + s for r in range(low, low + 4) if not held >> r & 1}
+            groups.setdefault(held, set()).update(miss)
+        items = [
+            (held.bit_count(), [1 if r == 14 else r for r in range(1, 15) if held >> r & 1], miss)
+            for held, miss in groups.items()
+        ]
+        top = max(i[0] for i in items)
+        options.append([i for i in items if books or i[0] == top])
+    cap = 99 if limit is None else limit
+    held_ranks = [r for r in range(1, 14) if per_rank[r]] if books else []
+    many = [r for r in held_ranks if per_rank[r] > 3]  # ranks that may hold two books
+    best = NO_RUNS
+    wanted: set[int] = set()
+    for suits in combinations(range(4), runs):
+        for chosen in product(*(options[s] for s in suits)):
+            avail = per_rank[:]
+            misses = []
+            for have, ranks, _ in chosen:
+                misses.append(4 - have)
+                for r in ranks:
+                    avail[r] -= 1
+            # (naturals, rank) of each book the ranks can hold, the fullest first
+            values = [(3 if a >= 3 else a, r) for r in held_ranks if (a := avail[r]) > 0]
+            for r in many:
+                values.extend((min(3, a), r) for a in range(avail[r] - 3, 0, -3))
+            if books == 1:
+                picked = [max(values, default=(0, 0))]
+            else:
+                values.sort(reverse=True)
+                picked = values[:books] + [(0, 0)] * (books - len(values))
+            book_misses = [3 - v for v, _ in picked]
+            fill = sum(min(m, cap, 3) for m in misses) + sum(min(m, cap, 2) for m in book_misses)
+            need = sum(misses) + sum(book_misses) - min(jokers, fill)
+            if need > best:
+                continue
+            if need < best:
+                best, wanted = need, set()
+            if need == 0:
+                continue
+            if jokers < fill:
+                wanted.add(0)
+            for have, _, miss in chosen:
+                if have < 4:
+                    wanted |= miss
+            weakest = picked[-1][0] if picked else 3
+            for v, r in picked:
+                if v < 3 and r:
+                    wanted.update(r * 4 + x for x in range(4))
+            if weakest < 3:  # a rank as far from a book as the weakest serves as well
+                wanted.update(r * 4 + x for v, r in values if v == weakest for x in range(4))
+                if weakest == 0:
+                    wanted.update(range(4, 56))
+    return Plan(best, frozenset(wanted))
 
 
 @lru_cache(maxsize=200_000)

@@ -250,3 +250,27 @@ def test_expert_plans_may_is_last_round_as_three_runs_of_four_or_five() -> None:
     view = _last_round_draw(hand, "2C")  # the card that puts it out: both take it
     assert _answer(mayi_bots.make("strong").decide(view)) == take
     assert _answer(ExpertBot(seed=1, budget=None).decide(view)) == take
+
+
+def _cards(text: str) -> tuple[int, ...]:
+    return tuple(sorted(order(text[i : i + 2]) for i in range(0, len(text), 2)))
+
+
+def test_expert_plans_every_may_i_contract_as_melds_of_the_cards_it_holds() -> None:
+    from mayi_bots.expert import contract_plan
+    from mayi_bots.strong import assess
+
+    # One book and one run: three 8s make the book, but then the run 5H-8H lacks its 8H
+    # (two held, both in the book): two cards short with the joker. strong counts the
+    # 8H once in each meld and reads one short.
+    hand = _cards("JK2C5H7C8C8H8HJDQCQH")
+    assert contract_plan(hand, 1, 1, 1).need == 2
+    assert assess(hand, 1, 1, False, 1, False).need == 1
+    # Every card that lowers the need is wanted, and none that does not.
+    for text in ("JK2C5H7C8C8H8HJDQCQH", "AS5H7DTHJDQHQSKSKSKS", "2H3H9H9D9C5S6S8SKDKC"):
+        hand = _cards(text)
+        for books, runs in ((2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2)):
+            plan = contract_plan(hand, books, runs, 1)
+            for card in [0, *range(4, 56)]:
+                lowers = contract_plan(tuple(sorted((*hand, card))), books, runs, 1).need < plan.need
+                assert (card in plan.wanted) == lowers, (text, books, runs, card)
