@@ -235,7 +235,7 @@ def _last_round_draw(hand: str, upcard: str) -> GameView:
 
 
 def test_expert_plans_may_is_last_round_as_three_runs_of_four_or_five() -> None:
-    from mayi_bots.expert import last_round_plan
+    from mayi_bots.plans import last_round_plan
 
     hand = "3H4H5H6HKH9STSJSQS3C4C5C"  # three runs but a club, with a king of hearts to throw
     cards = tuple(sorted(order(hand[i : i + 2]) for i in range(0, len(hand), 2)))
@@ -257,7 +257,7 @@ def _cards(text: str) -> tuple[int, ...]:
 
 
 def test_expert_plans_every_may_i_contract_as_melds_of_the_cards_it_holds() -> None:
-    from mayi_bots.expert import contract_plan
+    from mayi_bots.plans import contract_plan
     from mayi_bots.strong import assess
 
     # One book and one run: three 8s make the book, but then the run 5H-8H lacks its 8H
