@@ -11,17 +11,18 @@ export const isJoker = (code) => code === "JK";
 export const rankOf = (code) => (isJoker(code) ? null : code[0]);
 export const suitOf = (code) => (isJoker(code) ? null : code[1]);
 
-/** "10♥", "A♠", "Joker". */
+/** "10♥", "A♠", "Joker"; a rank alone ("K": what a book's joker stands for) as "K". */
 export function cardText(code) {
   if (isJoker(code)) return "Joker";
   const rank = code[0] === "T" ? "10" : code[0];
-  return rank + SUIT_SYMBOL[code[1]];
+  return code.length > 1 ? rank + SUIT_SYMBOL[code[1]] : rank;
 }
 
-/** "10 of hearts", "ace of spades", "joker": for screen readers. */
+/** "10 of hearts", "ace of spades", "joker"; a rank alone as "king": for screen readers. */
 export function cardName(code) {
   if (isJoker(code)) return "joker";
-  return `${RANK_NAME[code[0]] || code[0]} of ${SUIT_NAME[code[1]]}`;
+  const rank = RANK_NAME[code[0]] || code[0];
+  return code.length > 1 ? `${rank} of ${SUIT_NAME[code[1]]}` : rank;
 }
 
 function rankIndex(code) {
