@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 import requests
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PageTimeout
 from web_helpers import press_card, press_create
 
 #: A bound on the person's decisions in one game (a game takes about 150).
@@ -27,6 +28,9 @@ DECISIONS = 1500
 #: How long (ms) the person waits for the page to offer something new (generous: a loaded machine;
 #: the claim window's 15 s and a house bot's answer are far below it).
 WAIT_MS = 60_000
+#: How long the page may still offer the decision the person just acted on before they act
+#: again, as a person presses again when nothing seems to happen (a key the page missed).
+AGAIN_MS = 15_000
 
 
 def create_game(page: Page, url: str, variant: str, seed: str) -> str:
@@ -103,11 +107,15 @@ READY = (
 
 def play_game(page: Page, points: dict[str, int], claim: str, shots: Any) -> dict[str, Any]:
     """Ann's moves until the game's final table shows; what she did."""
-    done: dict[str, Any] = {"summaries": [], "claims": 0, "down": 0, "lay_offs": 0, "discards": 0}
+    done: dict[str, Any] = {"summaries": [], "claims": 0, "down": 0, "lay_offs": 0, "discards": 0, "again": 0}
     auto = False  # the page passes the upcards by itself (once Ann has won one)
     last = ""
     for _ in range(DECISIONS):
-        state = page.wait_for_function(READY, arg=last, polling=100, timeout=WAIT_MS).json_value()
+        try:
+            state = page.wait_for_function(READY, arg=last, polling=100, timeout=AGAIN_MS).json_value()
+        except PageTimeout:  # the same decision still offered: act on it again
+            state = page.wait_for_function(READY, arg="", polling=100, timeout=WAIT_MS).json_value()
+            done["again"] += 1
         last = json.dumps(state, separators=(",", ":"))
         keys = state["keys"]
         if state["summary"]:
@@ -143,7 +151,8 @@ def play_game(page: Page, points: dict[str, int], claim: str, shots: Any) -> dic
             done["lay_offs"] += 1
         elif "discard" in keys:
             card = highest(state["hand"], points)
-            press_card(page, card)
+            if not page.locator(f'.hand-cards button.card[data-card="{card}"][aria-pressed="true"]').count():
+                press_card(page, card)  # (selected already when the person presses again)
             expect(page.locator("button[data-key='discard']")).to_be_enabled()
             page.keyboard.press("x")
             done["discards"] += 1
