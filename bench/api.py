@@ -101,6 +101,7 @@ from mayi_engine.rng import KeyedRandom
 from mayi_engine.rules import MAY_I
 from mayi_engine.state import loads
 from mayi_sdk.local import bot_policy
+from mayi_service.config import Settings
 from mayi_service.storage.connections import connect, is_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,11 +217,11 @@ def free_port() -> int:
 
 
 #: The setup's allowance: the load's players create a table a game from one address, beyond
-#: the default per-address limits on creating tables (no measured action passes through them).
-SETUP = {"MAYI_RATE_LIMIT_CREATE": "100000 per minute", "MAYI_MAX_OPEN_TABLES_PER_ADDRESS": "0"}
-#: :data:`SETUP` as the in-process apps' settings (the rest are the defaults: rate limits and
-#: clock jobs on).
-SETUP_SETTINGS = {"rate_limit_create": "100000 per minute", "max_open_tables_per_address": 0}
+#: the default per-address limits on creating tables (no measured action passes through them);
+#: every other setting is the default (rate limits and clock jobs on).
+SETUP_SETTINGS: dict[str, Any] = {"rate_limit_create": "100000 per minute", "max_open_tables_per_address": 0}
+#: :data:`SETUP_SETTINGS` as a served process's environment.
+SETUP = {Settings.env_name(name): str(value) for name, value in SETUP_SETTINGS.items()}
 #: What ``--relaxed`` turns off (a labelled extra line, never the headline).
 RELAXED = {"MAYI_RATE_LIMITS_ENABLED": "false", "MAYI_SCHEDULE_CLOCK_JOBS": "false"}
 
