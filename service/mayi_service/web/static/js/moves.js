@@ -28,9 +28,11 @@ export async function send(st, root, move, at = "moves") {
   } catch (error) {
     st.error = { message: C.withCardText(errorText(error)), at };
   } finally {
+    // Not busy before the redraw: a move the redraw sends at once (an upcard passed by
+    // itself) marks the table busy again, and keeps it so until its own answer.
     st.busy = false;
-    redraw(st, root);
     root.removeAttribute("aria-busy");
+    redraw(st, root);
   }
 }
 

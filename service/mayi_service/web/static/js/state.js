@@ -42,9 +42,12 @@ export function redraw(st, root) {
   st.render(st, root);
 }
 
-/** Take `view` as the view read: the staged melds, the selection and the fresh cards follow it. */
+/** Take `view` as the view read, unless the one held is later (an action's answer that
+ * arrives after the stream's events were read): the staged melds, the selection and the
+ * fresh cards follow it. */
 export function setView(st, view) {
   const old = st.view;
+  if (old && old.id === view.id && view.last_event < old.last_event) return;
   st.view = view;
   const hand = view.hand || [];
   // Staged melds survive only while their cards are still in the hand.
