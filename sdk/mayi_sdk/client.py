@@ -1,40 +1,17 @@
 """``Client``: one method per operation of the May I game service's HTTP API.
 
 Every method shows its path; results are typed (:mod:`mayi_sdk.models`) and errors
-are the tree of :mod:`mayi_sdk.errors`. Retries happen only where they are safe:
-
-* a request that got no answer (connection refused or reset, a timeout) is retried
-  when repeating it cannot do anything twice: reads, and actions, which always carry
-  an ``Idempotency-Key`` (a retry of an action that was applied gets the first
-  answer again, and never plays twice);
-* 429 (rate limited) is retried after its ``Retry-After`` for every request: the
-  server did nothing with it. Each wait is logged as a warning naming the limit and the
-  wait, and counted in :attr:`Client.rate_limited`;
-* 503 is retried after its ``Retry-After`` for reads and actions only: a 503 may
-  come after the action was applied, and the Idempotency-Key makes that safe.
-
-Table creation and seat taking carry no idempotency key in the API, so they are
-retried only on 429.
-
-**Transport.** Every request goes through the client's ``requests.Session``
-(``Session.request``: its headers, cookies, proxies and CA bundle from the environment,
-redirects, hooks and transport adapters, as ``requests`` documents them). A bot that
-wants another transport passes a session of its own (``session=``), for example one
-with a transport adapter mounted for the server's URL.
+are the tree of :mod:`mayi_sdk.errors`. How a request is sent, and when it is retried,
+is :mod:`mayi_sdk.transport`'s.
 """
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import quote
-
-import requests
-import requests.utils
 
 from . import errors
 from .models import (
@@ -59,18 +36,12 @@ from .models import (
     Variant,
     WebhookSecret,
 )
+from .transport import Transport, parse_sse
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-log = logging.getLogger("mayi_sdk.client")
-
-DEFAULT_TIMEOUT = 10.0
-#: What the client sends as ``User-Agent`` (unless its session has one of its own).
-USER_AGENT = "mayi-sdk/0.1"
 #: The longest a long-poll waits on the server (the API's cap).
 MAX_WAIT = 60.0
-#: The longest the SDK sleeps on one ``Retry-After`` before trying again.
-MAX_RETRY_SLEEP = 30.0
 
 
 def operation(method: str, path: str) -> Callable[[F], F]:
@@ -93,47 +64,20 @@ def operations() -> dict[tuple[str, str], str]:
     return found
 
 
-class Client:
+class Client(Transport):
     """A client of the May I game service at ``base_url``, acting with ``token`` (a seat's
     or a bot's bearer token; none: a spectator).
 
-    ``timeout`` bounds every request (long-polls get their wait on top); ``max_retries``
-    bounds the retries of one call (see the module's notes on when a call is retried).
-    ``session``: the ``requests.Session`` that sends every request (default: a new one);
-    clients made by :meth:`with_token` share it. Use it as a context manager, or call
-    :meth:`close`.
+    ``timeout``, ``max_retries``, ``backoff`` and ``session`` are the
+    :class:`~mayi_sdk.transport.Transport`'s; clients made by :meth:`with_token` share the
+    session. Use it as a context manager, or call :meth:`close`.
     """
-
-    def __init__(
-        self,
-        base_url: str,
-        token: str | None = None,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = 3,
-        backoff: float = 0.5,
-        session: requests.Session | None = None,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.token = token
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.backoff = backoff
-        self.session = session or requests.Session()
-        if self.session.headers.get("User-Agent") in (None, requests.utils.default_user_agent()):
-            self.session.headers["User-Agent"] = USER_AGENT  # a session's own User-Agent is kept
-        #: 429 answers this client waited out (and then tried again), each logged as a warning.
-        self.rate_limited = 0
-        self._counting = threading.Lock()
 
     def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def close(self) -> None:
-        self.session.close()
 
     def with_token(self, token: str | None) -> Client:
         """A client for the same server acting with another token (sharing the connection pool)."""
@@ -322,7 +266,7 @@ class Client:
         with response:
             if response.status_code == 204:
                 return
-            yield from _parse_sse(line.decode() if isinstance(line, bytes) else line for line in response.iter_lines())
+            yield from parse_sse(line.decode() if isinstance(line, bytes) else line for line in response.iter_lines())
 
     def follow_events(self, game_id: str, after: int = 0, *, sse: bool = True, wait: float = 30) -> Iterator[Event]:
         """Every event after ``after`` until the game is over, reconnecting and resuming
@@ -449,126 +393,6 @@ class Client:
             headers["If-Match"] = str(if_match)
         return GameView.from_json(self._call("POST", path, json=body, headers=headers, retry_safe=True))
 
-    def _call(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        retry_safe: bool | None = None,
-        timeout: float | None = None,
-    ) -> Any:
-        safe = method == "GET" if retry_safe is None else retry_safe
-        response = self._send(method, path, json=json, params=params, headers=headers, retry_safe=safe, timeout=timeout)
-        return response.json()
-
-    def _send(
-        self,
-        method: str,
-        path: str,
-        *,
-        json: Any = None,
-        params: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        retry_safe: bool,
-        stream: bool = False,
-        timeout: float | tuple[float, float] | None = None,
-    ) -> requests.Response:
-        """Send one request, retrying where it is safe; raise the error tree's exception for an error."""
-        all_headers = dict(headers or {})
-        if self.token:
-            all_headers["Authorization"] = f"Bearer {self.token}"
-        url = self.base_url + path
-        attempt = 0
-        while True:
-            try:
-                response = self.session.request(
-                    method,
-                    url,
-                    json=json,
-                    params=params,
-                    headers=all_headers,
-                    timeout=timeout or self.timeout,
-                    stream=stream,
-                )
-            except (requests.ConnectionError, requests.Timeout) as exc:
-                if retry_safe and attempt < self.max_retries:
-                    attempt += 1
-                    time.sleep(self.backoff * 2 ** (attempt - 1))
-                    continue
-                raise errors.TransportError(f"{method} {path}: no answer from {self.base_url} ({exc})") from exc
-            if response.status_code < 400:
-                return response
-            error = errors.error_for(response.status_code, _problem(response))
-            limited = isinstance(error, errors.RateLimited)
-            retryable = limited or (retry_safe and isinstance(error, errors.Unavailable))
-            if retryable and attempt < self.max_retries:
-                attempt += 1
-                response.close()
-                pause = _retry_after(response, self.backoff * 2 ** (attempt - 1))
-                if limited:
-                    self._count_rate_limited()
-                    log.warning(
-                        "%s %s: rate limited by the server's %s limit; waiting %.1f s (Retry-After), then again",
-                        method,
-                        path,
-                        _limit_name(response),
-                        pause,
-                    )
-                time.sleep(pause)
-                continue
-            response.close()
-            raise error
-
-    def _count_rate_limited(self) -> None:
-        with self._counting:
-            self.rate_limited += 1
-
 
 def _id(game_id: str) -> str:
     return quote(game_id, safe="")
-
-
-def _problem(response: requests.Response) -> dict[str, Any]:
-    try:
-        data = response.json()
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        return data
-    return {"detail": f"HTTP {response.status_code}: {response.text[:200]}".strip()}
-
-
-def _limit_name(response: requests.Response) -> str:
-    """The name of the limit a 429 names in its ``RateLimit`` header field (``"token";r=0;t=17``),
-    else its problem's detail."""
-    field = response.headers.get("RateLimit", "")
-    if field.startswith('"') and '"' in field[1:]:
-        return repr(field[1:].split('"', 1)[0])
-    detail = _problem(response).get("detail")
-    return f"({detail})" if detail else "(unnamed)"
-
-
-def _retry_after(response: requests.Response, default: float) -> float:
-    raw = response.headers.get("Retry-After", "")
-    try:
-        seconds = float(raw)
-    except ValueError:
-        seconds = default
-    return max(0.0, min(seconds, MAX_RETRY_SLEEP))
-
-
-def _parse_sse(lines: Iterable[str]) -> Iterator[Event]:
-    """Events out of a Server-Sent Events stream (comments and ``retry:`` lines skipped)."""
-    import json
-
-    data: list[str] = []
-    for line in lines:
-        if line == "":
-            if data:
-                yield Event.from_json(json.loads("\n".join(data)))
-            data = []
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip(" "))

@@ -1,7 +1,7 @@
 """The client's transport, over real loopback sockets: every request goes through the
 client's ``requests.Session`` and its transport adapter, so what ``requests`` takes from
 the environment and from the session (proxies, cookies, redirects, hooks) is honoured for
-every request (see :mod:`mayi_sdk.client`)."""
+every request (see :mod:`mayi_sdk.transport`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from proxies import ThreadedListener, read_http_message
 from servers import LiveServer
 
 from mayi_sdk import Client
-from mayi_sdk.client import USER_AGENT
+from mayi_sdk.transport import USER_AGENT
 
 DECISIONS = {"decisions": [], "games": 0, "skipped": []}
 VIEW = {
