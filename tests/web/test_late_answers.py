@@ -63,7 +63,6 @@ def test_a_late_answer_leaves_the_later_table_and_a_pass_it_starts_keeps_it_busy
     wait_held(page, held, 2)  # the page passes on Cy's discard at once, from the later table
     expect(status).to_contain_text("Di to draw")
     expect(page.locator("#app")).to_have_attribute("aria-busy", "true")  # busy until that answer
-    expect(page.locator(".actions button[data-key='pass']")).to_be_disabled()
 
     route, answer = held[1]
     route.fulfill(response=answer)
