@@ -10,9 +10,10 @@ says), or a documented header of the wrong form is a problem. The ``app`` fixtur
 of tests/support/service_fixtures.py records every test's responses and fails the test on any
 problem, so the whole suite holds the document to what the service sends. Each
 distinct answer is checked once; of a test's 2xx answers of one operation and status,
-at most :data:`PER_OPERATION` spread evenly over the test (a test that hammers one game
-sends thousands of near-identical views, and openapi-core takes some 30 ms a view),
-and every error answer.
+each of a shape not checked before (:func:`shape`: its fields, and which are null,
+empty or of which type, at every depth), and of the rest at most :data:`PER_OPERATION`
+spread evenly over the test (a test that hammers one game sends thousands of views of
+a few shapes, and openapi-core takes some 30 ms a view), and every error answer.
 :func:`component_problems` checks a value against one schema of the document
 with the same validator (openapi-schema-validator's ``OAS30Validator``).
 """
@@ -148,8 +149,28 @@ def record(app: Flask) -> list[Sent]:
     return sent
 
 
-#: The 2xx answers of one operation and status a test has checked at most (spread evenly).
-PER_OPERATION = 200
+#: The 2xx answers of one operation and status a test has checked at most, besides one of
+#: each shape (spread evenly: the values the shapes do not tell apart, such as enums).
+PER_OPERATION = 40
+
+
+def shape(value: Any) -> Any:
+    """What a JSON value's schema could tell apart: each object's fields and their shapes,
+    a list's distinct element shapes (an empty list apart), a scalar's type (null apart)."""
+    if isinstance(value, dict):
+        return tuple(sorted((key, shape(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("[]", frozenset(shape(item) for item in value))
+    return type(value).__name__
+
+
+def _body_shape(one: Sent) -> Any:
+    if one.content_type not in ("application/json", "application/problem+json") or not one.body:
+        return (one.content_type, one.body)
+    try:
+        return shape(json.loads(one.body))
+    except ValueError:
+        return (one.content_type, one.body)
 
 
 def all_problems(sent: list[Sent]) -> list[str]:
@@ -162,10 +183,15 @@ def all_problems(sent: list[Sent]) -> list[str]:
     for (_, _, status), group in groups.items():
         if status >= 300 or len(group) <= PER_OPERATION:
             checked.extend(group)
-        else:
-            step = len(group) / PER_OPERATION
-            checked.extend(group[int(i * step)] for i in range(PER_OPERATION - 1))
-            checked.append(group[-1])
+            continue
+        step = len(group) / PER_OPERATION
+        chosen = {int(i * step) for i in range(PER_OPERATION - 1)} | {len(group) - 1}
+        seen: set[Any] = set()
+        for at, one in enumerate(group):
+            key = (_body_shape(one), tuple(sorted(k.lower() for k, _ in one.headers)))
+            if key not in seen or at in chosen:
+                seen.add(key)
+                checked.append(one)
     return [problem for one in checked for problem in problems(one)]
 
 

@@ -3,9 +3,10 @@ strict as the server: what a generated client or a strict validator relies on.""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from documented import Sent, component_problems, problems, spec
+from documented import PER_OPERATION, Sent, all_problems, component_problems, problems, spec
 from http_moves import PATHS, auth
 
 from mayi_engine import VARIANTS
@@ -116,3 +117,20 @@ def test_the_document_is_as_strict_as_the_server(client: Any) -> None:
     assert "May I 7" in schemas["TestBlock"]["properties"]["start_round"]["description"]
     events = {p["name"]: p["schema"] for p in spec()["paths"][f"{GAME}/events"]["get"]["parameters"]}
     assert events["after"]["pattern"] == "^[0-9]{1,16}$" and "pattern" in events["wait"]
+
+
+def test_a_test_s_answers_of_each_shape_are_checked_however_many_it_sent(client: Any) -> None:
+    """Of a test's many answers of one operation, each of a new shape is held to the document
+    (not only a sample): one view in the middle with a field the document lacks is found."""
+    game_id, tokens, _ = _playing_view(client)
+    view = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).get_json()
+    many = PER_OPERATION * 10
+
+    def sent(body: dict[str, Any]) -> Sent:
+        return Sent("get", GAME, 200, "application/json", json.dumps(body).encode(), url_path=f"/v1/games/{game_id}")
+
+    answers = [sent({**view, "version": n}) for n in range(many)]
+    assert all_problems(answers) == []
+    answers[many // 2 + 1] = sent({**view, "undocumented": 1})
+    found = all_problems(answers)
+    assert len(found) == 1 and "undocumented" in found[0], found
