@@ -51,9 +51,9 @@ from mayi_sdk.helpers import engine
 from mayi_sdk.local import seat_view
 
 from .cards import book_rank, fitting, joker_limit, run_span
-from .plans import NO_RUNS, contract_plan, last_round_plan
+from .plans import NO_RUNS, Plan, contract_plan, last_round_plan
 from .playouts import advantage, answer_claims, fast_move
-from .strong import Memory, Plan, StrongBot
+from .strong import Memory, StrongBot
 
 #: Most worlds sampled for one decision.
 WORLDS = 10

@@ -1,13 +1,150 @@
-"""Exact plans of a hand for a contract (May I): the best assignment of its cards to the
-contract's melds, its need (the cards still missing) and the cards that would lower it.
-``expert`` plans with them where ``strong``'s estimate misjudges a hand."""
+"""Plans of a hand for a contract: how far it is from the contract (its need: the cards
+still missing) and the cards that would lower it. :func:`assess` is ``strong``'s quick
+estimate; :func:`contract_plan` and :func:`last_round_plan` (May I) the exact best
+assignment of its cards to the contract's melds, which ``expert`` plans with where the
+estimate misjudges a hand."""
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, product
 
-from .strong import Plan
+
+@dataclass(frozen=True)
+class Plan:
+    """``need``: cards missing from the best partial contract; ``wanted``: the cards
+    (numbers of :func:`~mayi_bots.cards.order`, 0 a joker) that would lower it."""
+
+    need: int
+    wanted: frozenset[int]
+
+
+def _windows(ranks: set[int]) -> list[tuple[int, int]]:
+    """The two best 4-rank windows of one suit: ``(have, low)`` (ranks ``low..low+3``, 14 a high ace)."""
+    scored = [(sum(1 for r in range(low, low + 4) if r in ranks), low) for low in range(1, 12)]
+    scored.sort(key=lambda x: (-x[0], -x[1]))
+    return [w for w in scored[:2] if w[0] > 0]
+
+
+@lru_cache(maxsize=200_000)
+def assess(hand: tuple[int, ...], books: int, runs: int, all_cards: bool, limit: int | None, distinct: bool) -> Plan:
+    """The :class:`Plan` of ``hand`` (sorted card numbers) for a contract of ``books`` and ``runs``
+    (``limit``: most jokers a meld; the plan's books are always of different ranks, which
+    ``distinct`` asks and May I merely allows). Candidates: the ranks held most, and each
+    suit's two best windows of four ranks; a card held once and counted in a book and a
+    run of the same plan counts as missing from one of them."""
+    if all_cards:
+        return _assess_all_cards(hand, runs, limit)
+    jokers = hand.count(0)
+    counts = Counter(c for c in hand if c)
+    by_rank = Counter(c >> 2 for c in counts.elements())
+    suit_ranks: list[set[int]] = [set(), set(), set(), set()]
+    for c in counts:
+        r, s = c >> 2, c & 3
+        suit_ranks[s].add(r)
+        if r == 1:
+            suit_ranks[s].add(14)
+    book_cands: list[tuple[int, int]] = sorted(((3 - min(n, 3), r) for r, n in by_rank.items()), key=lambda x: x[0])
+    book_cands = book_cands[: books + 3]
+    while len(book_cands) < books:  # not enough ranks: a book from nothing (never all jokers)
+        book_cands.append((3, -len(book_cands) - 1))
+    run_cands: list[list[tuple[int, int]]] = [
+        [(4 - have, low) for have, low in _windows(suit_ranks[s])] for s in range(4)
+    ]
+    best = 99
+    wanted: set[int] = set()
+    cap = limit if limit is not None else 99
+    for chosen_books in combinations(book_cands, books) if books else [()]:
+        for suits in combinations(range(4), runs) if runs else [()]:
+            options = [run_cands[s] or [(4, 0)] for s in suits]
+            for chosen_runs in product(*options) if runs else [()]:
+                missing = 0
+                fill = 0
+                for m, _ in chosen_books:
+                    missing += m
+                    fill += min(m, cap, 2)
+                for (m, _low), _s in zip(chosen_runs, suits, strict=True):
+                    missing += m
+                    fill += min(m, cap, 3)
+                # A card counted in a book and in a run, held once, can be in only one of them.
+                for _, r in chosen_books:
+                    if r <= 0:
+                        continue
+                    for (_, low), s in zip(chosen_runs, suits, strict=True):
+                        if low and (low <= r <= low + 3 or (r == 1 and low == 11)) and counts.get(r * 4 + s) == 1:
+                            missing += 1
+                need = max(0, missing - min(jokers, fill))
+                if need > best:
+                    continue
+                if need < best:
+                    best = need
+                    wanted = set()
+                if need == 0:
+                    continue
+                if jokers < fill:
+                    wanted.add(0)
+                for m, r in chosen_books:
+                    if m and r > 0:
+                        wanted.update(r * 4 + s for s in range(4))
+                for (m, low), s in zip(chosen_runs, suits, strict=True):
+                    if m and low:
+                        for r in range(low, low + 4):
+                            if r not in suit_ranks[s]:
+                                wanted.add((1 if r == 14 else r) * 4 + s)
+    return Plan(best, frozenset(wanted))
+
+
+def _assess_all_cards(hand: tuple[int, ...], runs: int, limit: int | None) -> Plan:
+    """Runs that must hold every card (May I's last round): each of ``runs`` suits makes
+    one run spanning its cards; gaps, short runs, repeated cards and cards of the other
+    suits all count as missing (jokers fill gaps)."""
+    jokers = hand.count(0)
+    counts = Counter(c for c in hand if c)
+    per_suit: list[list[int]] = [[], [], [], []]
+    for c, n in counts.items():
+        per_suit[c & 3].extend([c >> 2] * n)
+    costs: list[tuple[int, int, set[int]]] = []  # (missing, joker room, wanted) per suit
+    for s in range(4):
+        ranks = per_suit[s]
+        if not ranks:
+            costs.append((4, 3, set()))
+            continue
+        best: tuple[int, int, set[int]] | None = None
+        for high_ace in (False, True):
+            rs = [14 if (r == 1 and high_ace) else r for r in ranks]
+            distinct = set(rs)
+            lo, hi = min(distinct), max(distinct)
+            span = hi - lo + 1
+            gaps = span - len(distinct)
+            short = max(0, 4 - span)
+            dupes = len(rs) - len(distinct)
+            missing = gaps + short + dupes
+            want = {(1 if r == 14 else r) * 4 + s for r in range(lo, hi + 1) if r not in distinct}
+            if short:
+                want |= {(1 if r == 14 else r) * 4 + s for r in (lo - 1, hi + 1) if 1 <= r <= 14}
+            if best is None or missing < best[0]:
+                best = (missing, gaps + short, want)
+        assert best is not None
+        costs.append(best)
+    best_need = 99
+    wanted: set[int] = set()
+    cap = limit if limit is not None else 99
+    for suits in combinations(range(4), runs):
+        others = sum(len(per_suit[s]) for s in range(4) if s not in suits)
+        missing = sum(costs[s][0] for s in suits) + max(0, others - 1)  # one card may be the last discard
+        fill = sum(min(costs[s][1], cap) for s in suits)
+        need = max(0, missing - min(jokers, fill))
+        if need < best_need:
+            best_need, wanted = need, set()
+        if need == best_need and need:
+            for s in suits:
+                wanted |= costs[s][2]
+            if jokers < fill:
+                wanted.add(0)
+    return Plan(best_need, frozenset(wanted))
+
 
 #: The need :func:`last_round_plan` gives a hand that no runs of the lengths it may go out
 #: with can hold (the planner then falls back on strong's estimate).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .strong import assess
+from .plans import assess
 
 #: Points a card still missing from a plan is taken to cost, in an estimated outcome.
 NEED_POINTS = 12.0

@@ -257,8 +257,7 @@ def _cards(text: str) -> tuple[int, ...]:
 
 
 def test_expert_plans_every_may_i_contract_as_melds_of_the_cards_it_holds() -> None:
-    from mayi_bots.plans import contract_plan
-    from mayi_bots.strong import assess
+    from mayi_bots.plans import assess, contract_plan
 
     # One book and one run: three 8s make the book, but then the run 5H-8H lacks its 8H
     # (two held, both in the book): two cards short with the joker. strong counts the

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import mayi_bots
-from mayi_bots.strong import assess
+from mayi_bots.plans import assess
 from mayi_engine.rules import get_rules
 from mayi_engine.simulate import simulate
 from mayi_sdk import Bot, play_local
