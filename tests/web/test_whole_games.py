@@ -141,6 +141,7 @@ def play_game(page: Page, points: dict[str, int], claim: str, shots: Any) -> dic
             page.get_by_label("Upcards others discard", exact=True).select_option("pass")
             page.locator("h1").click()  # (out of the field: the keys are the table's again)
             auto = True
+            last = ""  # the decision on the table is still to be made: act on it next
         elif state["you"] == "answer":
             if not auto and not state["own"] and "claim" in keys and state["claim"].startswith(claim):
                 page.keyboard.press("m")
