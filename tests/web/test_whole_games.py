@@ -14,6 +14,7 @@ every seat's place."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from typing import Any
@@ -106,7 +107,7 @@ READY = (
 )
 
 
-def play_game(page: Page, points: dict[str, int], claim: str, shots: Any) -> dict[str, Any]:
+def play_game(page: Page, points: dict[str, int], claim: str, rounds: int, shots: Any) -> dict[str, Any]:
     """Ann's moves until the game's final table shows; what she did."""
     done: dict[str, Any] = {
         "summaries": [],
@@ -136,6 +137,11 @@ def play_game(page: Page, points: dict[str, int], claim: str, shots: Any) -> dic
                 shots(page, "first-summary")
             page.keyboard.press("c")  # the focus is on Continue; its key continues too
         elif state["places"]:
+            if len(done["summaries"]) < rounds:  # the last round's summary follows its event
+                with contextlib.suppress(PageTimeout):
+                    page.wait_for_selector(".round-summary h2", timeout=WAIT_MS)
+                    last = ""
+                    continue
             return done
         elif state["won"] and not auto:
             page.get_by_label("Upcards others discard", exact=True).select_option("pass")
@@ -187,7 +193,7 @@ def test_a_person_plays_a_whole_game_against_house_bots(
     game_id = create_game(page, url, variant, seed)
     page.get_by_label("Others' moves", exact=True).select_option("instant")  # the person's choice
     page.locator("h1").click()
-    done = play_game(page, rules["card_points"], claim, shots)
+    done = play_game(page, rules["card_points"], claim, rounds, shots)
     if done["again"]:  # tolerated, as a person presses again, but said in the run's summary
         warnings.warn(f"the person pressed again {done['again']} times: {done['again_why']}", stacklevel=1)
 
