@@ -75,7 +75,7 @@ def test_errors_show_next_to_the_action_in_view_and_in_words(served: Any, new_pa
     problem = page.locator("#action-error")
     expect(problem).to_contain_text("The server is not answering; retrying")
     expect(problem).to_be_in_viewport()
-    near(problem.bounding_box(), discard.bounding_box())
+    near(box(problem), box(discard))
     assert "Failed to fetch" not in page.inner_text("body")
     assert "TypeError" not in page.inner_text("body")
     shots(page, "server-not-answering")
@@ -94,8 +94,18 @@ def in_page_words(detail: str) -> str:
     )
 
 
-def near(box: Any, other: Any) -> None:
+def box(locator: Any) -> Any:
+    """The element's box, as drawn now: a redraw (each retry redraws the error) may replace
+    the element between finding it and measuring it, so it is found again and measured."""
+    for _ in range(20):
+        found = locator.bounding_box()
+        if found is not None:
+            return found
+    raise AssertionError(f"{locator} has no box")
+
+
+def near(first: Any, second: Any) -> None:
     """The two boxes (the error, the button it is about) lie within a few lines of each other."""
-    assert box is not None and other is not None
-    gap = max(box["y"] - (other["y"] + other["height"]), other["y"] - (box["y"] + box["height"]), 0)
-    assert gap < 200, (box, other)
+    assert first is not None and second is not None
+    gap = max(first["y"] - (second["y"] + second["height"]), second["y"] - (first["y"] + first["height"]), 0)
+    assert gap < 200, (first, second)
