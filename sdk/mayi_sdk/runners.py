@@ -126,7 +126,7 @@ def run_polling(
             continue
         for decision in fresh:
             stats.games.add(decision.game_id)
-            undecided = _play_decision(bot, client, decision.game_id, decision.view, stats, decision.key)
+            undecided = play_decision(bot, client, decision.game_id, decision.view, stats, decision.key)
             if undecided is decision.view:
                 skip.add(decision.key)
             elif undecided is not None and undecided.seat is not None:
@@ -135,7 +135,7 @@ def run_polling(
     return stats
 
 
-def _play_decision(
+def play_decision(
     bot: Bot,
     client: Client,
     game_id: str,

@@ -40,7 +40,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from .bot import Bot
 from .client import Client
 from .models import Decision
-from .runners import RunStats, _play_decision
+from .runners import RunStats, play_decision
 
 log = logging.getLogger("mayi_sdk.webhooks")
 
@@ -182,10 +182,10 @@ class WebhookReceiver:
         if decision.key and not self._take(decision.key):
             return  # answered already, from the answer to the seat's previous move
         try:
-            undecided = _play_decision(
+            undecided = play_decision(
                 self.bot, self.client, decision.game_id, decision.view, self.stats, decision.key or None, self._take
             )
-        except Exception:  # pragma: no cover - _play_decision handles the API's errors
+        except Exception:  # pragma: no cover - play_decision handles the API's errors
             log.exception("game %s: playing the decision failed", decision.game_id)
             return
         finally:

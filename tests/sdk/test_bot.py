@@ -206,7 +206,7 @@ def test_a_bot_that_waits_still_finishes_its_game_and_is_not_asked_the_same_deci
 
 def test_the_runner_and_the_receiver_let_a_waited_decision_pass_without_a_request() -> None:
     from mayi_sdk import Client, Decision, RunStats
-    from mayi_sdk.runners import _play_decision
+    from mayi_sdk.runners import play_decision
     from mayi_sdk.webhooks import WebhookReceiver
 
     state, seat = _windows("may_i", 4, 1)[0]
@@ -215,7 +215,7 @@ def test_the_runner_and_the_receiver_let_a_waited_decision_pass_without_a_reques
     view = seat_view(state, seat, 0.0, version=7)
     stats = RunStats()
     client = Client("http://127.0.0.1:9")  # nothing listens there: a request would fail the test
-    assert _play_decision(Bot(), client, "g1", view, stats) is view
+    assert play_decision(Bot(), client, "g1", view, stats) is view
     assert (stats.waits, stats.sent, stats.moves, stats.failures) == (1, 0, 0, 0)
 
     asked: list[int] = []
