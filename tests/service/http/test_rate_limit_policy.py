@@ -212,3 +212,45 @@ def test_the_docs_state_every_limit_by_its_name_and_setting(doc: str) -> None:
         "max_open_tables_per_address",
     ):
         assert f"`MAYI_{setting.upper()}`" in text, f"docs/{doc} does not name MAYI_{setting.upper()}"
+
+
+def _limit_reads(redis_client: Any, request: Any) -> list[str]:
+    """The rate-limit commands Redis receives while ``request()`` runs (its MONITOR feed,
+    up to an ``ECHO`` sent after the request)."""
+    with redis_client.monitor() as feed:
+        request()
+        redis_client.echo("mayi-test-done")
+        seen = []
+        for command in feed.listen():
+            text = command["command"]
+            if "mayi-test-done" in text:
+                return seen
+            if ":ratelimit" in text and command.get("client_type") != "lua":  # (not a script's own calls)
+                seen.append(text.split(" ", 1)[0].upper())
+    raise AssertionError("the MONITOR feed ended")
+
+
+def test_a_request_reads_each_limits_window_once(settings: Settings, redis_client: Any) -> None:
+    """An accepted move (not counted) is tested against the token and address limits and
+    announces the token's state: two window reads, not three. A counted request reads the
+    window it was counted against afresh, so its ``RateLimit`` shows the count."""
+    client = _app(settings)  # the defaults
+    game = _game(client)
+    views = _views(client, game)
+    seat = next(i for i, v in enumerate(views) if v["legal"])
+    path, body = move_request(views[seat]["legal"][0])
+    token = game["seats"][seat]["token"]
+    answers: list[Any] = []
+
+    def move() -> None:
+        answers.append(client.post(f"/v1/games/{game['game_id']}/{path}", json=body, headers=auth(token)))
+
+    assert _limit_reads(redis_client, move) == ["EVALSHA", "EVALSHA"]
+    assert answers[0].status_code == 200 and _remaining(answers[0]) == 600, answers[0].headers
+
+    def listing() -> None:
+        answers.append(client.get("/v1/games", headers=auth(token)))
+
+    # Tested twice, counted twice, the token's window read again after its count.
+    assert len(_limit_reads(redis_client, listing)) == 5
+    assert _remaining(answers[1]) == 599, answers[1].headers
