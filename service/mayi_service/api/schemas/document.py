@@ -68,7 +68,8 @@ def union2properties(self: Any, field: fields.Field, **kwargs: Any) -> dict[str,
     if isinstance(field, Union):
         return union_ref(field.union_name)
     if isinstance(field, AsIs):
-        return {"allOf": [self.resolve_nested_schema(field.schema)]}
+        schema = field.schema if isinstance(field.schema, type) else field.schema()
+        return {"allOf": [self.resolve_nested_schema(schema)]}
     return {}
 
 

@@ -27,7 +27,7 @@ from mayi_service.api.schemas.fields import (
     required,
     variant_name,
 )
-from mayi_service.api.schemas.games import OptionsSchema
+from mayi_service.api.schemas.games import options_schema
 from mayi_service.api.schemas.moves import LayOffInSchema
 from mayi_service.api.schemas.views import ContractSchema, MeldViewSchema
 
@@ -193,7 +193,7 @@ class EventListSchema(Schema):
 class ReplaySchema(Schema):
     id = required(fields.String)
     variant = variant_name()
-    options = required(AsIs, OptionsSchema, metadata={"description": "The options the table was created with"})
+    options = required(AsIs, options_schema, metadata={"description": "The options the table was created with"})
     names = required(fields.List, fields.String(allow_none=True))
     seed = required(fields.String, metadata={"description": "The seed of the shuffles, hexadecimal"})
     totals = ints()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate
@@ -276,9 +277,10 @@ class Union(fields.Raw):
 
 
 class AsIs(fields.Raw):
-    """A value sent as it is stored (not dumped field by field), documented by ``schema``."""
+    """A value sent as it is stored (not dumped field by field), documented by ``schema``
+    (a schema class, or a function that returns the one to document now)."""
 
-    def __init__(self, schema: type[Schema], **kwargs: Any) -> None:
+    def __init__(self, schema: type[Schema] | Callable[[], type[Schema]], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.schema = schema
 

@@ -64,10 +64,6 @@ def options_schema() -> type[Schema]:
     return found
 
 
-#: The options of the variants registered when this module was imported (what requests document).
-OptionsSchema = options_schema()
-
-
 class OptionsField(fields.Nested):
     """The ``options`` object, read with the schema of the variants registered now."""
 
