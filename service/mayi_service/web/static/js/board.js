@@ -86,8 +86,8 @@ export function tablePanel(st, v) {
   );
 }
 
-export function scoresPanel(st) {
-  const v = st.view;
+/** The rounds' scores and totals of `v` (the view shown), and the places once it is finished. */
+export function scoresPanel(v) {
   if (!v.results.length && v.status !== "finished") return null;
   const n = names(v);
   const places = v.status === "finished" ? h("p", { class: "places" }, "Places: ", v.places.map((p, i) => `${seatName(n, i)} ${p}`).join(", ")) : null;

@@ -109,11 +109,12 @@ function applyEvent(view, event) {
 
 /** The view the table shows now: the other seats' move being drawn, or the view read once
  * the events it holds are drawn (at once after the person's own action, or after CATCH_UP_MS
- * when its events do not come). */
+ * when its events do not come). A finished game's view waits for its events too: its
+ * places come after the last round's moves and summary. */
 export function shownView(st) {
   if (st.pace) return st.pace;
   const v = st.view;
-  if (!st.drawn || v.status !== "playing" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
+  if (!st.drawn || (v.status !== "playing" && v.status !== "finished") || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
     st.drawn = v;
     st.logSeq = Math.max(st.logSeq, v.last_event);
   } else if (!st.catchUp) {

@@ -113,7 +113,7 @@ function render(st, root) {
     playing && !summary ? tablePanel(st, shown) : null,
     // The hand and the moves: on a phone, fixed at the bottom of the screen (as card sites do).
     playing && st.token && !summary ? h("div", { class: "dock", id: "dock" }, handPanel(st, root), actionsPanel(st, root)) : null,
-    playing ? scoresPanel(st) : null,
+    playing ? scoresPanel(shown) : null,
     logPanel(st),
     playing && v.status === "playing" ? settingsPanel(st, root) : null,
   );
