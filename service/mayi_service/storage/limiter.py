@@ -68,7 +68,7 @@ def limiter_uri(url: str) -> str:
     """The limits storage URI of the Redis at ``url``: :class:`OncePerRequestRedis`, on a
     cluster :class:`OncePerRequestRedisCluster` (TLS through :func:`limiter_options`);
     other schemes (Sentinels) limits' own storage."""
-    scheme, rest = url.split("://", 1)
+    scheme, _, rest = url.partition("://")
     if scheme.lower() == "unix":
         return "mayi+redis+unix://" + rest
     if is_cluster_url(url):

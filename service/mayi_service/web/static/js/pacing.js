@@ -114,7 +114,7 @@ function applyEvent(view, event) {
 export function shownView(st) {
   if (st.pace) return st.pace;
   const v = st.view;
-  if (!st.drawn || (v.status !== "playing" && v.status !== "finished") || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
+  if (!st.drawn || v.status === "waiting" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
     st.drawn = v;
     st.logSeq = Math.max(st.logSeq, v.last_event);
   } else if (!st.catchUp) {
