@@ -185,7 +185,9 @@ class TooManyOpenTables(Conflict):
 
 
 class VersionConflict(ResponseError):
-    """412: ``If-Match`` named a version the game has moved past (``current_version``)."""
+    """412: ``If-Match`` named a version the game has moved past (``current_version``), or
+    a decision key the seat's decision no longer has (``current_key``: its key now, ``None``
+    when the seat has no decision now)."""
 
     status = 412
 
@@ -193,6 +195,11 @@ class VersionConflict(ResponseError):
     def current_version(self) -> int | None:
         value = self.problem.get("current_version")
         return int(value) if isinstance(value, int) else None
+
+    @property
+    def current_key(self) -> str | None:
+        value = self.problem.get("current_key")
+        return value if isinstance(value, str) else None
 
 
 class RequestTooLarge(ResponseError):

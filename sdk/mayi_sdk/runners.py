@@ -183,6 +183,11 @@ def play_decision(
                 # answered has closed: the seat on turn took the upcard or drew, or the clock.
                 stats.too_late += 1
                 log.info("game %s seat %d: %r came too late (its claim window closed): %s", game_id, seat, move, exc)
+            elif decision and exc.current_key is not None:
+                # The seat still decides, under a new key: its choices changed while it decided
+                # (the last answer to the upcard made the stock draw legal). The next poll has it.
+                stats.version_conflicts += 1
+                log.info("game %s seat %d: %r was for choices that changed meanwhile: %s", game_id, seat, move, exc)
             else:
                 stats.version_conflicts += 1
                 log.warning("game %s seat %d: %r came too late (the game moved on): %s", game_id, seat, move, exc)

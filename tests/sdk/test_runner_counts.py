@@ -85,7 +85,8 @@ def _person_plays_until(person: Client, game_id: str, done: threading.Event, nev
             time.sleep(0.05)
 
 
-def test_run_polling_counts_every_refused_move(live_server: LiveServer) -> None:
+def test_run_polling_counts_every_refused_move(live_server: LiveServer, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "mayi_sdk.runners")
     url = live_server.url
     with Client(url) as anon:
         account = anon.register_bot("sneaky")
@@ -110,6 +111,11 @@ def test_run_polling_counts_every_refused_move(live_server: LiveServer) -> None:
     # seat had another decision by then (its discard), so it is a version conflict.
     assert stats.refused == 1 and stats.version_conflicts == 1 and stats.too_late == 0, stats
     assert stats.sent == stats.moves + stats.refused, stats
+    # The seat still had a decision: a race of play, told once at INFO, no warning.
+    told = [r for r in caplog.records if r.name == "mayi_sdk.runners" and "changed meanwhile" in r.getMessage()]
+    assert [r.levelno for r in told] == [logging.INFO], caplog.text
+    assert "\n" not in told[0].getMessage() and "draw" in told[0].getMessage(), told[0].getMessage()
+    assert not [r for r in caplog.records if r.name == "mayi_sdk.runners" and r.levelno >= logging.WARNING]
 
 
 class _Jumper(Bot):
