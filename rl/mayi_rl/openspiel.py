@@ -32,7 +32,7 @@ the players and evaluator that play them (:mod:`mayi_rl.openspiel_play`).
 
 from __future__ import annotations
 
-from .encoding import card_index
+from .cards import card_index
 from .openspiel_game import MayIGame, ShanghaiGame
 from .openspiel_observer import Observer
 from .openspiel_play import HandEvaluator, Player, play_game, reference_player, spiel_player

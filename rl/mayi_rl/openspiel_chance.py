@@ -14,8 +14,7 @@ from mayi_engine import State
 from mayi_engine.cards import build_decks
 from mayi_engine.rng import KeyedRandom
 
-from .cards import INDEX_OF
-from .encoding import CARDS, card_index, index_card
+from .cards import CARDS, INDEX_OF, card_index, index_card
 
 __all__ = ["Deal", "arranged", "card_counts", "new_deal"]
 

@@ -13,7 +13,8 @@ import pyspiel
 from mayi_engine import new_game
 from mayi_engine.cards import build_decks
 
-from .encoding import CARDS, Layout, layout, table_rules
+from .cards import CARDS
+from .encoding import Layout, layout, table_rules
 from .openspiel_observer import Observer
 from .openspiel_state import MayIState
 from .rewards import utility_bound

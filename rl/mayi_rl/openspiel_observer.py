@@ -11,7 +11,8 @@ import numpy as np
 
 from mayi_engine import State, card_code
 
-from .encoding import CARDS, Layout, index_card
+from .cards import CARDS, index_card
+from .encoding import Layout
 from .openspiel_state import MayIState
 
 __all__ = ["Observer"]

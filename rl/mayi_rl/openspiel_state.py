@@ -27,7 +27,8 @@ from mayi_engine.events import (
 )
 from mayi_engine.state import FINISHED_PHASE
 
-from .encoding import CARDS, Layout, card_index, index_card
+from .cards import CARDS, card_index, index_card
+from .encoding import Layout
 from .openspiel_chance import Deal, arranged, card_counts, new_deal
 from .rewards import place_rewards, round_rewards
 
