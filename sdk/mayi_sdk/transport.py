@@ -15,16 +15,20 @@ exception of :mod:`mayi_sdk.errors` its problem names.
 Table creation and seat taking carry no idempotency key in the API, so they are
 retried only on 429.
 
-Every request goes through ``Session.request`` (its headers, cookies, proxies and CA
-bundle from the environment, redirects, hooks and transport adapters, as ``requests``
-documents them). A bot that wants another transport passes a session of its own
-(``session=``), for example one with a transport adapter mounted for the server's URL.
+Every request goes through ``Session.request`` (its headers, cookies, proxies, CA bundle,
+redirects, hooks and transport adapters, as ``requests`` documents them). The client's own
+session reads the environment's proxies for the server (``HTTP_PROXY``, ``HTTPS_PROXY``,
+``ALL_PROXY``, ``NO_PROXY``) and CA bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) once,
+when the client is made, rather than on every request (:func:`settled_session`). A bot that
+wants another transport passes a session of its own (``session=``), used as it is: for
+example one with a transport adapter mounted for the server's URL.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -43,6 +47,20 @@ DEFAULT_TIMEOUT = 10.0
 USER_AGENT = "mayi-sdk/0.1"
 #: The longest the SDK sleeps on one ``Retry-After`` before trying again.
 MAX_RETRY_SLEEP = 30.0
+
+
+def settled_session(url: str) -> requests.Session:
+    """A ``requests.Session`` for the server at ``url`` that took from the environment what
+    ``requests`` would take on every request (the proxies for ``url``, the CA bundle) and then
+    stops reading it (``trust_env`` off): one read instead of a scan of the environment per
+    request. It sends no ``.netrc`` credentials, which would replace the bearer token."""
+    session = requests.Session()
+    session.proxies.update(requests.utils.get_environ_proxies(url))
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if bundle:
+        session.verify = bundle
+    session.trust_env = False
+    return session
 
 
 class Transport:
@@ -67,7 +85,7 @@ class Transport:
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
-        self.session = session or requests.Session()
+        self.session = session or settled_session(self.base_url)
         if self.session.headers.get("User-Agent") in (None, requests.utils.default_user_agent()):
             self.session.headers["User-Agent"] = USER_AGENT  # a session's own User-Agent is kept
         #: 429 answers this client waited out (and then tried again), each logged as a warning.

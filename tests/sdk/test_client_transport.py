@@ -126,6 +126,33 @@ def test_a_proxy_set_in_the_environment_carries_every_request(
     assert [method for method, _, _ in app.seen] == ["GET", "POST", "POST"]
 
 
+def test_a_server_no_proxy_names_is_not_proxied(
+    recorder: tuple[Recorder, str], proxy: ForwardProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, base = recorder
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with Client(base, "mayi_bot_t") as client:
+        client.get_decisions()
+        client.claim_upcard("g1", False)
+    assert proxy.targets == []
+    assert len(app.seen) == 2
+
+
+def test_the_clients_session_reads_the_environment_once(
+    recorder: tuple[Recorder, str], proxy: ForwardProxy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, base = recorder
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/etc/ssl/certs/ca-certificates.crt")
+    with Client(base, "mayi_bot_t") as client:
+        client.get_decisions()  # proxied: the environment as the client was made
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/nonexistent/bundle.pem")
+        client.claim_upcard("g1", False)  # still proxied: not read again
+    assert proxy.targets == [f"{base}/v1/bots/me/decisions?wait=0.0", f"{base}/v1/games/g1/claims"]
+    assert client.session.trust_env is False and client.session.verify == "/etc/ssl/certs/ca-certificates.crt"
+    assert len(app.seen) == 2
+
+
 def test_a_session_that_does_not_trust_the_environment_is_not_proxied(
     recorder: tuple[Recorder, str], proxy: ForwardProxy
 ) -> None:
