@@ -62,6 +62,9 @@ class Child:
     restarts: deque[float] = field(default_factory=deque)
     #: When it was sent SIGTERM (``time.monotonic()``), if it was.
     termed_at: float | None = None
+    #: What becomes of its work when it is killed still busy (said at info: a stop's
+    #: expected course); ``None``: such a kill is a warning.
+    cut_short: str | None = None
 
 
 class Supervisor:
@@ -78,9 +81,14 @@ class Supervisor:
         self._thread = threading.Thread(target=self._run, name="mayi-supervisor", daemon=True)
 
     def add(
-        self, name: str, start: Callable[[], subprocess.Popen[bytes]], stop_seconds: float = 20.0, stage: int = 0
+        self,
+        name: str,
+        start: Callable[[], subprocess.Popen[bytes]],
+        stop_seconds: float = 20.0,
+        stage: int = 0,
+        cut_short: str | None = None,
     ) -> None:
-        self.children.append(Child(name, start, stop_seconds, stage))
+        self.children.append(Child(name, start, stop_seconds, stage, cut_short=cut_short))
 
     def start(self, seconds: float = 120.0) -> None:
         """Start every child, in order, and return once they are all ready."""
@@ -170,6 +178,10 @@ def _reap(child: Child) -> None:
     try:
         proc.wait(max(0.0, left))
     except subprocess.TimeoutExpired:
-        log.warning("%s did not stop within %.0f s of SIGTERM: killing it", child.name, child.stop_seconds)
+        if child.cut_short is not None:
+            seconds = child.stop_seconds
+            log.info("%s was still busy %.0f s after SIGTERM: killed (%s)", child.name, seconds, child.cut_short)
+        else:
+            log.warning("%s did not stop within %.0f s of SIGTERM: killing it", child.name, child.stop_seconds)
         proc.kill()
         proc.wait(10)

@@ -117,7 +117,13 @@ def serve(host: str, port: int, workers: int, connections: int | None, no_worker
                     return subprocess.Popen(command, env=env, preexec_fn=die_with_parent(signal.SIGKILL))
 
                 name = f"the {kind} job worker" + (f" {number}" if count > 1 else "")
-                supervisor.add(name, start_worker, stop_seconds=settings.worker_stop_seconds, stage=1)
+                supervisor.add(
+                    name,
+                    start_worker,
+                    stop_seconds=settings.worker_stop_seconds,
+                    stage=1,
+                    cut_short="its job in progress is resumed by the next run",
+                )
     try:
         supervisor.start()
     except Exception as exc:

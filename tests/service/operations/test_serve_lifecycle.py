@@ -226,6 +226,8 @@ def test_serve_stops_within_docker_grace_with_jobs_running(tmp_path: Path) -> No
         assert code == 0, served.stderr()
         assert wait_until(lambda: not _left(tmp_path), RECOVER_SECONDS), f"left running: {_left(tmp_path)}"
         assert "starting it again" not in served.stderr(), "a child was restarted during the stop"
+        # A job cut short by the stop is its documented course (resumed by the next run): no warning.
+        assert "did not stop within" not in served.stderr(), served.stderr()
         print(f"stopped in {took:.1f} s")
 
 
