@@ -44,16 +44,16 @@ import time
 from collections import Counter
 from typing import Any
 
-from mayi_sdk import WAIT, Bot, GameView, LegalMove, Wait
+from mayi_sdk import WAIT, Bot, GameView, LegalMove, Meld, Wait
 from mayi_sdk.bot import as_legal_move, is_wait
-from mayi_sdk.cards import order
-from mayi_sdk.helpers import engine
+from mayi_sdk.cards import JOKER, order, rank, suit
+from mayi_sdk.helpers import EngineMissing, engine, find_contract, is_meld
 from mayi_sdk.local import seat_view
 
-from .cards import book_rank, fitting, joker_limit, run_span
+from .cards import book_rank, fitting, joker_limit, points, run_span
 from .plans import NO_RUNS, Plan, contract_plan, last_round_plan
 from .playouts import advantage, answer_claims, fast_move
-from .strong import Memory, StrongBot
+from .strong import Memory, StrongBot, extend_melds
 
 #: Most worlds sampled for one decision.
 WORLDS = 10
@@ -88,6 +88,10 @@ EXACT_LAST = True
 #: The variants whose other rounds are planned exactly (:func:`contract_plan`) rather than
 #: by ``strong``'s estimate (Shanghai keeps ``strong``'s: its goal is met).
 EXACT_ROUNDS: frozenset[str] = frozenset({"may_i"})
+#: Whether, in those rounds, the go-down is chosen among the solver's ways to meet the
+#: contract (each with a card of the hand left out) by what it leaves to shed
+#: (:meth:`_Planner.choose_melds_for`), rather than the solver's first way extended.
+CHOOSE_MELDS = False
 
 
 class ExpertBot(Bot):
@@ -348,10 +352,58 @@ class ExpertBot(Bot):
 class _Planner(StrongBot):
     """``strong``, keeping a lead in a round that must use every card (:data:`LEAD`),
     planning that round as it is played out (:data:`EXACT_LAST`), and May I's other
-    rounds as exact assignments of its cards to the contract's melds (:data:`EXACT_ROUNDS`)."""
+    rounds as exact assignments of its cards to the contract's melds (:data:`EXACT_ROUNDS`),
+    and there, when :data:`CHOOSE_MELDS`, choosing the go-down's melds by what they leave."""
 
     exact_last = EXACT_LAST
     exact_rounds = EXACT_ROUNDS
+    choose_melds = CHOOSE_MELDS
+
+    def _longer(self, view: GameView, move: LegalMove) -> LegalMove | dict[str, object]:
+        contract = view.round.contract if view.round is not None else None
+        if (
+            not self.choose_melds
+            or contract is None
+            or contract.all_cards
+            or view.variant not in self.exact_rounds
+            or move.body.get("lay_offs")
+            or view.options.get("free_goal_order")
+        ):
+            return super()._longer(view, move)
+        try:
+            melds = self.choose_melds_for(view, [list(m) for m in move.body.get("melds", [])])
+        except EngineMissing:
+            return super()._longer(view, move)
+        return {"type": "go_down", "melds": melds}
+
+    def choose_melds_for(self, view: GameView, first: list[list[str]]) -> list[list[str]]:
+        """The go-down melds that leave the fewest cards it cannot lay off next turn (after
+        this turn's discard), then the fewest cards, then the fewest points: among the
+        solver's way ``first`` and its ways with one card of the hand left out, each
+        extended with every natural that fits it and a spare joker where one may go."""
+        assert view.round is not None
+        contract = view.round.contract
+        variant = view.variant
+        hand = list(view.hand)
+        bases = [first]
+        for c in sorted(set(hand), key=order):
+            less = list(hand)
+            less.remove(c)
+            found = find_contract(less, contract.books, contract.runs, variant)
+            if found is not None and found not in bases:
+                bases.append(found)
+        best: list[list[str]] = first
+        best_key: tuple[int, int, int] | None = None
+        for base in bases:
+            for melds in _extended(base, hand, contract.books, variant):
+                rest = list(hand)
+                for m in melds:
+                    for c in m:
+                        rest.remove(c)
+                key = _leftover(view.melds, melds, rest, contract.books, variant)
+                if best_key is None or key < best_key:
+                    best, best_key = melds, key
+        return best
 
     def _plan(self, view: GameView, hand: tuple[int, ...]) -> Plan:
         contract = view.round.contract if view.round is not None else None
@@ -373,6 +425,96 @@ class _Planner(StrongBot):
         if others and min(others) - mine >= LEAD:
             return weight + LEAD_WEIGHT
         return weight
+
+
+def _extended(base: list[list[str]], hand: list[str], books: int, variant: str) -> list[list[list[str]]]:
+    """``base``'s melds extended with every natural of the rest of ``hand`` that fits:
+    as they are, and with a spare joker added first to each meld that may take one."""
+    rest = list(hand)
+    for m in base:
+        for c in m:
+            rest.remove(c)
+    plain = [list(m) for m in base]
+    extend_melds(plain, list(rest), books, variant)
+    out = [plain]
+    if JOKER not in rest:
+        return out
+    limit = joker_limit(variant)
+    for i, m in enumerate(base):
+        if limit is not None and m.count(JOKER) >= limit:
+            continue
+        for cand in [[*m, JOKER]] if i < books else [[*m, JOKER], [JOKER, *m]]:
+            if not is_meld(cand, variant):
+                continue
+            melds = [list(x) for x in base]
+            melds[i] = cand
+            left = list(rest)
+            left.remove(JOKER)
+            extend_melds(melds, left, books, variant)
+            out.append(melds)
+    return out
+
+
+def _leftover(
+    table: list[Meld], melds: list[list[str]], rest: list[str], books: int, variant: str
+) -> tuple[int, int, int]:
+    """What going down with ``melds`` leaves, keeping ``rest``: the cards it could not lay
+    off next turn after this turn's discard (the highest that fits nowhere), the cards
+    kept after it, their points."""
+    limit = joker_limit(variant)
+    ranks: set[int] = set()
+    runs: list[list[int]] = []  # [low, high, suit] of every run, own and on the table
+    room = 0  # melds that may still take a joker
+    shown = [(m.type, list(m.cards)) for m in table]
+    shown += [("book" if i < books else "run", m) for i, m in enumerate(melds)]
+    for kind, cards in shown:
+        if limit is None or cards.count(JOKER) < limit:
+            room += 1
+        naturals = [c for c in cards if c != JOKER]
+        if not naturals:
+            continue
+        if kind == "book":
+            ranks.add(rank(naturals[0]))
+            continue
+        first = next(i for i, c in enumerate(cards) if c != JOKER)
+        r = rank(cards[first])
+        low = (14 if r == 1 and first > 0 else r) - first
+        runs.append([low, low + len(cards) - 1, suit(naturals[0])])
+    left = sorted(rest, key=lambda c: (-points(c, variant), order(c)))
+    placed = True
+    laid: list[str] = []
+    while placed:
+        placed = False
+        for c in left:
+            if c == JOKER:
+                if room > 0:
+                    room -= 1
+                    placed = True
+            elif rank(c) in ranks:
+                placed = True
+            else:
+                r, s_ = rank(c), suit(c)
+                for run in runs:
+                    if run[2] != s_:
+                        continue
+                    if run[1] < 14 and r == (run[1] + 1 if run[1] < 13 else 1) and (run[1] + 1 == 14) == (r == 1):
+                        run[1] += 1
+                        placed = True
+                    elif run[0] > 1 and r == run[0] - 1:
+                        run[0] -= 1
+                        placed = True
+                    if placed:
+                        break
+            if placed:
+                left.remove(c)
+                laid.append(c)
+                break
+    if left:
+        left.pop(0)  # the discard: the highest that fits nowhere
+    elif laid:
+        laid.pop(0)
+    kept = left + laid
+    return len(left), len(kept), sum(points(c, variant) for c in kept)
 
 
 def _same(move: Any, other: Any) -> bool:

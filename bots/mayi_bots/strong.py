@@ -218,33 +218,8 @@ class StrongBot(Bot):
             return move
         variant = view.variant
         books = view.round.contract.books  # the listed melds are the books first, then the runs
-        changed = False
         try:
-            for i, m in enumerate(melds):
-                naturals = [c for c in m if c != JOKER]
-                if not naturals:
-                    continue
-                grown = True
-                while grown and rest:
-                    grown = False
-                    for c in sorted(set(rest), key=lambda x: -points(x, variant)):
-                        if c == JOKER:
-                            continue
-                        if i < books:
-                            fits = rank(c) == rank(naturals[0])
-                            tries = [[*m, c]]
-                        else:
-                            fits = suit(c) == suit(naturals[0]) and all(rank(c) != rank(n) for n in naturals)
-                            tries = [[*m, c], [c, *m]]
-                        for cand in tries if fits else []:
-                            if is_meld(cand, variant):
-                                m[:] = cand
-                                naturals.append(c)
-                                rest.remove(c)
-                                grown = changed = True
-                                break
-                        if grown:
-                            break
+            changed = extend_melds(melds, rest, books, variant)
         except EngineMissing:
             return move
         if not changed or (len(rest) == 1 and variant == "shanghai"):
@@ -305,6 +280,40 @@ class StrongBot(Bot):
         if view.seat is None or not view.seats:
             return None
         return (view.seat + 1) % len(view.seats)
+
+
+def extend_melds(melds: list[list[str]], rest: list[str], books: int, variant: str) -> bool:
+    """Add to ``melds`` (its first ``books`` books, then runs) every natural of ``rest``
+    that extends one (a card of a book's rank, the next card of a run's suit at either
+    end, the highest in points first), each meld checked with the engine; the cards added
+    leave ``rest``. Whether any was added."""
+    changed = False
+    for i, m in enumerate(melds):
+        naturals = [c for c in m if c != JOKER]
+        if not naturals:
+            continue
+        grown = True
+        while grown and rest:
+            grown = False
+            for c in sorted(set(rest), key=lambda x: -points(x, variant)):
+                if c == JOKER:
+                    continue
+                if i < books:
+                    fits = rank(c) == rank(naturals[0])
+                    tries = [[*m, c]]
+                else:
+                    fits = suit(c) == suit(naturals[0]) and all(rank(c) != rank(n) for n in naturals)
+                    tries = [[*m, c], [c, *m]]
+                for cand in tries if fits else []:
+                    if is_meld(cand, variant):
+                        m[:] = cand
+                        naturals.append(c)
+                        rest.remove(c)
+                        grown = changed = True
+                        break
+                if grown:
+                    break
+    return changed
 
 
 def _pick(legal: list[LegalMove], kind: str, key: str, value: object) -> LegalMove:

@@ -273,3 +273,44 @@ def test_expert_plans_every_may_i_contract_as_melds_of_the_cards_it_holds() -> N
             for card in [0, *range(4, 56)]:
                 lowers = contract_plan(tuple(sorted((*hand, card))), books, runs, 1).need < plan.need
                 assert (card in plan.wanted) == lowers, (text, books, runs, card)
+
+
+def _go_down_view(round_: int, hand: str, melds: list[list[Any]], down: list[int]) -> tuple[Any, GameView]:
+    """The state and seat 2's view of it after its draw in a May I round ``round_``:
+    ``hand`` held, ``melds`` on the table, ``down`` the seats down."""
+    key = hashlib.blake2b(b"go-down-melds", digest_size=32).digest()
+    data = to_json(new_game(get_rules("may_i"), ["a", "b", "c", "d"], key, start_round=round_))
+    data["hands"][2] = hand
+    data.update(phase="play", turn=2, actor=2, discard="KD", melds=melds, down=down)
+    state = from_json(data)
+    return state, seat_view(state, 2)
+
+
+def _go_down(state: Any, answer: Any) -> list[list[str]]:
+    """The melds of a go-down answer, which the engine accepts."""
+    move = as_legal_move(answer)
+    assert move.type == "go_down"
+    play(state, 2, move_from_json({"type": move.type, **move.body}))
+    return [list(m) for m in move.body["melds"]]
+
+
+def test_expert_goes_down_with_the_melds_that_leave_it_least_to_shed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mayi_bots import expert as module
+
+    monkeypatch.setattr(module._Planner, "choose_melds", True)
+    # Two books of the 2s, 7s or 9s: the 7s left over keep two cards that fit nowhere
+    # (the 7C goes on the clubs' run), the 2s three. strong lays down the solver's 7s.
+    state, view = _go_down_view(1, "2H2D2S7C7H7S9D9H9SKDKS", [[1, "r", "8C9CTCJC", 8, 0]], [0, 1, 0, 0])
+    strong = _go_down(state, mayi_bots.make("strong").decide(view))
+    assert sorted(map(sorted, strong)) == [["7C", "7H", "7S"], ["9D", "9H", "9S"]]
+    expert = _go_down(state, ExpertBot(seed=1, budget=None).decide(view))
+    assert sorted(map(sorted, expert)) == [["2D", "2H", "2S"], ["9D", "9H", "9S"]]
+    # A spare joker goes down in a run rather than staying in the hand (50 points) a turn.
+    state, view = _go_down_view(3, "3H4H5H6H4D5D6D7D8DJKKS", [], [0, 0, 0, 0])
+    assert all("JK" not in m for m in _go_down(state, mayi_bots.make("strong").decide(view)))
+    assert ["JK", "4D", "5D", "6D", "7D", "8D"] in _go_down(state, ExpertBot(seed=1, budget=None).decide(view))
+    # Off, it goes down as strong does.
+    monkeypatch.setattr(module._Planner, "choose_melds", False)
+    assert _go_down(state, ExpertBot(seed=1, budget=None).decide(view)) == _go_down(
+        state, mayi_bots.make("strong").decide(view)
+    )
