@@ -91,7 +91,7 @@ EXACT_ROUNDS: frozenset[str] = frozenset({"may_i"})
 #: Whether, in those rounds, the go-down is chosen among the solver's ways to meet the
 #: contract (each with a card of the hand left out) by what it leaves to shed
 #: (:meth:`_Planner.choose_melds_for`), rather than the solver's first way extended.
-CHOOSE_MELDS = False
+CHOOSE_MELDS = True
 
 
 class ExpertBot(Bot):
