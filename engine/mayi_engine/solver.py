@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, product
 
-from .cards import JOKER, counts_of
+from .cards import CARD_SLOTS, JOKER, counts_of
 from .rules import Contract, MeldKind, Rules
 
 PlannedMeld = tuple[MeldKind, tuple[int, ...]]
@@ -68,6 +68,7 @@ RUN = MeldKind.RUN
 
 _NO_LIMIT = 1 << 20  # stands for "no joker limit": more jokers than any hand holds
 _LONGEST_RUN = 13
+_RANK_BITS = [1 << (c >> 2) for c in range(CARD_SLOTS)]  # each card's rank as a bit
 _RANKS = range(1, 14)
 _Run = tuple[int, int, int, tuple[int, ...]]  # a chosen 4-card run: (suit, jokers, lo, places of naturals)
 
@@ -354,10 +355,10 @@ def _solve_minimal(
     # and per suit the ranks held as a bit mask (a joker, card 0, sets only bit 0).
     totals = [0] * 14
     masks = [0, 0, 0, 0]
+    rank_bits = _RANK_BITS
     for c in hand:
-        r = c >> 2
-        totals[r] += 1
-        masks[c & 3] |= 1 << r
+        totals[c >> 2] += 1
+        masks[c & 3] |= rank_bits[c]
     jokers = totals[JOKER]
     totals[JOKER] = 0
     if n_runs:
