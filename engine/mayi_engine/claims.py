@@ -94,7 +94,9 @@ def to_act(state: State, now: float | None = None) -> tuple[int, ...]:
     if not pending or window_closed(state, now):
         return (state.actor,)
     turn = state.turn
-    after = next((i for i, p in enumerate(pending) if p > turn), 0)  # seat order, from the turn on
+    if pending[-1] < turn or pending[0] > turn:  # (seat order is already clockwise from the turn)
+        return (*pending, state.actor)
+    after = next(i for i, p in enumerate(pending) if p > turn)  # seat order, from the turn on
     return pending[after:] + pending[:after] + (state.actor,)
 
 

@@ -86,7 +86,7 @@ def draw_stock(
     s.phase = PLAY_PHASE
     s.claim_closes_at = None
     set_turn_deadline(s, now)
-    winner = next((c for c in _clockwise_from(s.turn, s.players) if c in s.claims), None)
+    winner = next((c for c in _clockwise_from(s.turn, s.players) if c in s.claims), None) if s.claims else None
     if winner is None:
         stock_to(s, seat, now, events, timeout=timeout)
         return

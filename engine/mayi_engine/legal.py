@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 from .cards import CARD_SLOTS, counts_of, remove_cards
 from .claims import claim_problem, pending_claimants
@@ -144,16 +145,36 @@ def _single_lay_offs(melds: Sequence[Meld], counts: list[int], rules: Rules) -> 
     return parts
 
 
+class _TableLayOffs:
+    """The one-part lay-offs of every meld of the last table asked about, as ``(card,
+    moves)`` in meld order: states in a row share one tuple of melds until a meld changes
+    (one slot, swapped whole)."""
+
+    __slots__ = ("slot",)
+
+    def __init__(self) -> None:
+        self.slot: tuple[Any, list[tuple[int, tuple[LayOff, ...]]]] = (None, [])
+
+    def of(self, melds: tuple[Meld, ...], rules: Rules) -> list[tuple[int, tuple[LayOff, ...]]]:
+        key, fits = self.slot
+        limit, title = rules.joker_limit, rules.title
+        if key is None or key[0] is not melds or key[1] != limit or key[2] != title:
+            fits = [(card, moves) for meld in melds for card, _, moves in _meld_lay_offs(meld, limit, title)]
+            self.slot = ((melds, limit, title), fits)
+        return fits
+
+
+_TABLE_LAY_OFFS = _TableLayOffs()
+
+
 def legal_lay_offs(s: State, seat: int) -> list[Move]:
     rules = s.rules
     counts = _playable_counts(s, seat)
     if last_card_problem(rules, len(s.hands[seat]) - 1, discarding=False) is None:
         out: list[Move] = []
-        limit, title = rules.joker_limit, rules.title
-        for meld in s.melds:
-            for card, _, moves in _meld_lay_offs(meld, limit, title):
-                if counts[card] > 0:
-                    out.extend(moves)
+        for card, moves in _TABLE_LAY_OFFS.of(s.melds, rules):
+            if counts[card] > 0:
+                out.extend(moves)
         return out
     singles = _single_lay_offs(s.melds, counts, rules)
     # Keeping a single card is refused: with two cards, list the pairs that go out.

@@ -57,7 +57,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations, product
 
-from .cards import JOKER, counts_of
+from .cards import CARD_SLOTS, JOKER, counts_of
 from .rules import Contract, MeldKind, Rules
 
 PlannedMeld = tuple[MeldKind, tuple[int, ...]]
@@ -68,6 +68,7 @@ RUN = MeldKind.RUN
 
 _NO_LIMIT = 1 << 20  # stands for "no joker limit": more jokers than any hand holds
 _LONGEST_RUN = 13
+_RANK_BITS = [1 << (c >> 2) for c in range(CARD_SLOTS)]  # each card's rank as a bit
 _RANKS = range(1, 14)
 _Run = tuple[int, int, int, tuple[int, ...]]  # a chosen 4-card run: (suit, jokers, lo, places of naturals)
 
@@ -198,13 +199,14 @@ def _book_gains(naturals: list[int], books: int, amin: int, distinct: bool) -> l
     hosting ``k`` books uses ``min(n, 3k)`` naturals and needs ``k * amin <= n``; that
     gain is concave in ``k``, so taking the ``books`` largest marginal gains is optimal
     (distinct ranks, or one book: at most one book a rank)."""
+    if distinct or books == 1:  # at most one book a rank
+        return [(n if n < 3 else 3) << 4 | r for r in _RANKS if (n := naturals[r]) >= amin]
     gains: list[int] = []
-    one = distinct or books == 1  # at most one book a rank
     for r in _RANKS:
         n = naturals[r]
         if n < amin:
             continue
-        if one or (amin and n < 2 * amin):
+        if amin and n < 2 * amin:
             gains.append((n if n < 3 else 3) << 4 | r)
             continue
         for k in range(books if amin == 0 else min(books, n // amin)):
@@ -250,42 +252,39 @@ def _plan_books(naturals: list[int], books: int, amin: int, distinct: bool) -> t
 
 def _book_jokers(naturals: list[int], books: int, amin: int, distinct: bool) -> int | None:
     """The jokers of :func:`_plan_books`'s books (the sum of the ``books`` largest marginal
-    gains), without making the plan; ``None`` where it finds none."""
+    gains), without making the plan; ``None`` where it finds none. (``naturals[0]``, no
+    rank, is 0.)"""
     if books == 0:
         return 0
+    if books == 1:  # the largest gain, min(n, 3), is that of the rank with the most naturals
+        most = max(naturals)
+        return None if most < amin else 3 - (most if most < 3 else 3)
     gains = _book_gains(naturals, books, amin, distinct)
     if len(gains) < books:
         return None
-    if books == 1:
-        return 3 - (max(gains) >> 4)
     gains.sort(reverse=True)
     return 3 * books - sum(g >> 4 for g in gains[:books])
 
 
-def _suit_masks(hand: Sequence[int]) -> list[int]:
-    """Per suit, the ranks of the hand's naturals as a bit mask (bit ``r``: rank ``r``)."""
-    masks = [0, 0, 0, 0]
-    for c in hand:
-        if c:
-            masks[c & 3] |= 1 << (c >> 2)
-    return masks
-
-
-def _suit_runs(have: int, amin: int, max_jokers: int) -> tuple[tuple[int, int, tuple[int, ...]], ...]:
-    """4-card runs of a suit whose ranks are the bits of ``have``: ``(jokers, lo, places of
-    naturals)``, fewest jokers first, with at least ``amin`` naturals and at most
-    ``max_jokers`` jokers.
+def _suit_runs(masks: list[int], amin: int, max_jokers: int) -> list[tuple[tuple[int, int, tuple[int, ...]], ...]]:
+    """Per suit, the 4-card runs of the ranks that are the bits 1..13 of its mask (bit 0 is
+    not read): ``(jokers, lo, places of naturals)``, fewest jokers first, with at least
+    ``amin`` naturals and at most ``max_jokers`` jokers.
 
     Each window ``lo..lo+3`` takes every natural it has (a run that leaves one out
     is found by the releases in :func:`_solve_minimal`); windows taking the same
     naturals are one candidate. They are those of :func:`_mask_runs` up to the
     joker count allowed (sorted, fewest jokers first).
     """
-    most = min(4 - amin, max_jokers)
+    most = min(4 - amin, max_jokers, 4)
     if most < 0:
-        return ()
-    runs, ends = (_SUIT_RUNS or _suit_runs_table())[have >> 1]
-    return runs[: ends[min(most, 4)]]
+        return [(), (), (), ()]
+    table = _SUIT_RUNS or _suit_runs_table()
+    out = []
+    for have in masks:
+        runs, ends = table[have >> 1]
+        out.append(runs[: ends[most]])
+    return out
 
 
 _MaskRuns = tuple[tuple[tuple[int, int, tuple[int, ...]], ...], tuple[int, ...]]
@@ -352,11 +351,21 @@ def _solve_minimal(
     book_amin = max(min_nat, 3 - limit, 0)
     if (n_runs and run_amin > 4) or (n_books and book_amin > 3) or len(hand) < 3 * n_books + 4 * n_runs:
         return None
-    totals = [0] * 14  # naturals per rank (index 1..13), as _rank_totals counts them
+    # One pass over the hand: naturals per rank (index 1..13, as _rank_totals counts them)
+    # and per suit the ranks held as a bit mask (a joker, card 0, sets only bit 0).
+    totals = [0] * 14
+    masks = [0, 0, 0, 0]
+    rank_bits = _RANK_BITS
     for c in hand:
         totals[c >> 2] += 1
+        masks[c & 3] |= rank_bits[c]
     jokers = totals[JOKER]
     totals[JOKER] = 0
+    if n_runs:
+        candidates = _suit_runs(masks, run_amin, min(limit, jokers))
+        suits = [s for s in range(4) if candidates[s]]
+        if len(suits) < n_runs:
+            return None
     # Books with every natural available: a lower bound for their jokers.
     book_floor = _book_jokers(totals, n_books, book_amin, distinct)
     if book_floor is None or book_floor > jokers:
@@ -366,11 +375,6 @@ def _solve_minimal(
         assert bound is not None
         return _emit_minimal(counts_of(hand), [], bound[1])
 
-    max_run_jokers = min(limit, jokers)
-    candidates = [_suit_runs(have, run_amin, max_run_jokers) for have in _suit_masks(hand)]
-    suits = [s for s in range(4) if candidates[s]]
-    if len(suits) < n_runs:
-        return None
     suit_sets = list(combinations(suits, n_runs))
 
     best_total = jokers + 1
@@ -381,15 +385,20 @@ def _solve_minimal(
 
     def leaf(chosen: list[_Run], run_jokers: int) -> None:
         nonlocal best_total, best
+        if not n_books:  # runs alone: no naturals to count for books
+            if run_jokers < best_total:
+                best_total = run_jokers
+                best = (chosen, totals, ())
+            return
         naturals = totals[:]
         for _, _, _, places in chosen:
             for p in places:
                 naturals[1 if p == 14 else p] -= 1
-        found = _book_jokers(naturals, n_books, book_amin, distinct) if n_books else 0
+        found = _book_jokers(naturals, n_books, book_amin, distinct)
         if found is not None and run_jokers + found < best_total:
             best_total = run_jokers + found
             best = (chosen, naturals, ())
-        if n_books == 0 or book_amin == 0 or best_total <= run_jokers + book_floor:
+        if book_amin == 0 or best_total <= run_jokers + book_floor:
             return
         # Releases: only at ranks where books may lack naturals.
         slots: list[tuple[int, int]] = []  # (run index, place)

@@ -20,7 +20,7 @@ from .claims import pending_claimants
 from .clocks import deadline
 from .legal import legal_moves
 from .melds import Meld, meld_json
-from .moves import Claim, Discard, DrawStock, Move, Pass, TakeDiscard, move_to_json
+from .moves import Claim, Discard, DrawStock, LayOff, Move, Pass, TakeDiscard, move_to_json
 from .rounds import standings
 from .rules import Rules
 from .state import DRAW_PHASE, FINISHED_PHASE, OFFER_PHASE, PLAY_PHASE, GameStatus, RoundResult, State
@@ -102,9 +102,32 @@ _FIXED: dict[type, dict[str, Any]] = {kind: move_to_json(kind()) for kind in (Cl
 _DISCARD_VIEWS = [move_to_json(Discard(c)) for c in range(CARD_SLOTS)]
 
 
+class _LayOffViews:
+    """The JSON of the lay-off moves met lately, by the move's id (each beside its move, so
+    an id is never reused while it is here): the legal moves hand out the same one-card
+    lay-off values turn after turn while their melds stay on the table."""
+
+    __slots__ = ("known",)
+    LIMIT = 1024
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[LayOff, dict[str, Any]]] = {}
+
+    def of(self, move: LayOff) -> dict[str, Any]:
+        known = self.known.get(id(move))
+        if known is None or known[0] is not move:
+            if len(self.known) >= self.LIMIT:
+                self.known = {}
+            known = self.known[id(move)] = (move, move_to_json(move))
+        return known[1]
+
+
+_LAY_OFF_VIEWS = _LayOffViews()
+
+
 def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
     """The JSON of legal moves: ``move_to_json``'s, made once for the moves without fields
-    and for each card's discard."""
+    and for each card's discard, and kept a while for lay-offs."""
     fixed = _FIXED
     out: list[dict[str, Any]] = []
     for m in moves:
@@ -113,6 +136,8 @@ def _legal_view(moves: tuple[Move, ...]) -> list[dict[str, Any]]:
             out.append(_DISCARD_VIEWS[m.card])  # type: ignore[union-attr]
         elif kind in fixed:
             out.append(fixed[kind])
+        elif kind is LayOff:
+            out.append(_LAY_OFF_VIEWS.of(m))  # type: ignore[arg-type]
         else:
             out.append(move_to_json(m))
     return out
