@@ -27,7 +27,8 @@ MOVES = 60  # a bound on the person's decisions (the round takes about ten)
 def play_round(page: Page, shots: Any) -> set[str]:
     """The person's moves until round 1 ends: what the page offers, in a fixed order of preference."""
     done: set[str] = set()
-    scores = page.locator(".score-table tbody tr[data-round='1']")
+    # The round's end: its summary (the scores row may follow it, once the last moves are drawn).
+    scores = page.locator(".round-summary").or_(page.locator(".score-table tbody tr[data-round='1']"))
     mine = page.locator("#turn.yours, #turn.answer")  # the person's turn, or an upcard to answer
     for _ in range(MOVES):
         expect(mine.or_(scores).first).to_be_visible()
