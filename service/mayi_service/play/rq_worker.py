@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
+import multiprocessing
 import signal
 import threading
 import time
@@ -22,12 +24,32 @@ log = logging.getLogger(__name__)
 SCHEDULER_CHECK_SECONDS = 1.0
 
 
+class ForkedOutage(Outage):
+    """An :class:`Outage` whose state is shared with the processes this one forks after it is
+    made (the RQ schedulers): whichever of them sees Redis answer again says so, also when
+    another saw it go (a scheduler stopped in the outage and its successor)."""
+
+    def __init__(self, what: str, logger: logging.Logger = log) -> None:
+        self._down = multiprocessing.RawValue(ctypes.c_bool, False)
+        super().__init__(what, logger)
+
+    @property  # type: ignore[override]
+    def down(self) -> bool:
+        return bool(self._down.value)
+
+    @down.setter
+    def down(self, value: bool) -> None:
+        self._down.value = value
+
+
 class _Scheduler(RQScheduler):
     """RQ's scheduler, living through a Redis outage: where RQ's dies with a traceback (and
-    waits for its worker to start another), this one logs one line and goes on once Redis
-    answers."""
+    waits for its worker to start another), this one logs one line (on ``outage``) and goes
+    on once Redis answers."""
 
-    outage = Outage("RQ scheduler", log)
+    def __init__(self, *args: object, outage: Outage, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.outage = outage
 
     def work(self) -> None:
         while True:
@@ -66,17 +88,23 @@ class Worker(SimpleWorker):
     #: wait that long after Redis is back. At most 2 s instead.
     max_connection_wait_time = 2.0
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
+    def __init__(self, *args: object, scheduler_outage: Outage | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.scheduler_lock = threading.Lock()
         self.torn_down = False
+        #: What its schedulers say of a Redis outage (shared by the workers of one process).
+        self.scheduler_outage = scheduler_outage or Outage("RQ scheduler", log)
 
     def start_own_scheduler(self) -> None:
         """Give the worker a :class:`_Scheduler`, started if its locks can be had; RQ's
         worker keeps it as its own (its maintenance starts it again, its teardown stops it)."""
         with self.scheduler_lock:
             self.scheduler = _Scheduler(
-                self.queues, connection=self.connection, logging_level="WARNING", serializer=self.serializer
+                self.queues,
+                connection=self.connection,
+                logging_level="WARNING",
+                serializer=self.serializer,
+                outage=self.scheduler_outage,
             )
             self.scheduler.acquire_locks(auto_start=True)
 
@@ -89,6 +117,11 @@ class Worker(SimpleWorker):
         # (The same: a heartbeat missed in an outage is made at the next one.)
         with contextlib.suppress(*UNREACHABLE):
             super().heartbeat(*args, **kwargs)  # type: ignore[arg-type]
+
+    def set_state(self, *args: object, **kwargs: object) -> None:
+        # (The same: RQ sets "idle" before its next dequeue, outside its wait for Redis.)
+        with contextlib.suppress(*UNREACHABLE):
+            super().set_state(*args, **kwargs)  # type: ignore[arg-type]
 
     def run_maintenance_tasks(self) -> None:
         # RQ starts a dead scheduler again here, every 10 minutes. Redis gone: the next pass
@@ -149,12 +182,13 @@ def run_worker(
     queues = [Queue(name, connection=connection) for name in names]
     logging.getLogger("rq.worker").addFilter(RetryLines())
     running: list[Worker] = []
+    outage = ForkedOutage("RQ scheduler", log)
     if scheduler and not burst:
         _keep_scheduler(running)
     while True:
         worker = None
         try:
-            worker = Worker(queues, connection=connection)  # it talks to Redis already
+            worker = Worker(queues, connection=connection, scheduler_outage=outage)  # it talks to Redis already
             running[:] = [worker]
             if scheduler and not burst:
                 worker.start_own_scheduler()

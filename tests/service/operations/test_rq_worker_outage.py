@@ -5,13 +5,19 @@ service's waits in its next dequeue, and a quit that still happens says nothing 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import redis
 from rq import Queue
 from serving import RedisProcess
 
-from mayi_service.play.rq_worker import RetryLines, Worker
+from mayi_service.play.rq_worker import ForkedOutage, RetryLines, Worker
+
+#: The cap of a wait for a forked process (a loaded CI machine); never an assertion on speed.
+CAP = 60.0
 
 
 def test_the_steps_between_two_jobs_carry_on_while_redis_is_away(tmp_path: Path) -> None:
@@ -23,6 +29,7 @@ def test_the_steps_between_two_jobs_carry_on_while_redis_is_away(tmp_path: Path)
         worker.register_birth()
         server.kill()
         worker.check_for_suspension(False)  # RQ's own raises ConnectionError here
+        worker.set_state("idle")  # (at the start of its next dequeue)
         worker.heartbeat()
     finally:
         connection.close()
@@ -41,3 +48,30 @@ def test_rqs_traceback_for_a_worker_that_redis_left_is_not_logged() -> None:
     assert not lines.filter(record("Worker %s: could not connect to Redis instance: %s", None))
     assert lines.filter(record("Worker %s: found an unhandled exception, quitting...", ValueError("a bug")))
     assert lines.filter(record("Worker %s: stopping on request", None))
+
+
+def test_a_scheduler_forked_after_another_saw_redis_go_says_that_it_is_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A job worker's scheduler is a fork, and one that saw Redis go may be stopped before it
+    is back (its worker quit, and a new worker forks a new scheduler): the outage they share
+    is said once each way, by whichever process sees it."""
+    logger = logging.getLogger("test-forked-outage")
+    outage = ForkedOutage("RQ scheduler", logger)
+    fork = multiprocessing.get_context("fork")
+
+    def in_a_fork(step: Callable[[], None]) -> None:
+        child = fork.Process(target=step)
+        child.start()
+        child.join(CAP)
+        assert child.exitcode == 0
+
+    in_a_fork(lambda: outage.failed(redis.ConnectionError("Connection refused.")))
+    assert outage.down  # seen by this process, and by the schedulers it forks next
+    with caplog.at_level(logging.WARNING, logger="test-forked-outage"):
+        outage.failed(redis.ConnectionError("Connection refused."))  # not said twice
+        outage.answered()
+    assert [r.getMessage() for r in caplog.records] == ["RQ scheduler: Redis answers again"]
+    in_a_fork(lambda: outage.failed(redis.ConnectionError("Connection refused.")))
+    in_a_fork(outage.answered)
+    assert not outage.down
