@@ -33,7 +33,7 @@ def play_round(page: Page, shots: Any) -> set[str]:
     for _ in range(MOVES):
         expect(mine.or_(scores).first).to_be_visible()
         expect(page.locator("#app[aria-busy='true']")).to_have_count(0)
-        if scores.is_visible():
+        if scores.first.is_visible():
             return done
         if not mine.is_visible():
             continue

@@ -3,7 +3,7 @@
 import { ApiError, UNREACHABLE, act, errorText, games, seats as seatStore } from "./api.js";
 import * as C from "./cards.js";
 import { h } from "./dom.js";
-import { redraw, setView } from "./state.js";
+import { redraw, roundOf, setView } from "./state.js";
 import { refresh } from "./stream.js";
 
 /** Show `message` (words, or null to clear) next to the action area `at`, and bring it into view. */
@@ -21,7 +21,9 @@ export async function send(st, root, move, at = "moves") {
   try {
     const view = await act(st.id, st.token, move, (message) => setError(st, root, message, at));
     if (view) {
-      st.ownSeq = Math.max(st.ownSeq, view.last_event);
+      // Drawn at once, but for an action that ends the round: the new round waits for the
+      // events that end this one (its summary comes first).
+      if (!st.view || roundOf(st.view) === roundOf(view)) st.ownSeq = Math.max(st.ownSeq, view.last_event);
       setView(st, view);
     }
     st.error = null;

@@ -1,5 +1,5 @@
 // The other seats' moves drawn one at a time: the queue of events, the pace, the table as drawn.
-import { addLog, redraw, roundOf } from "./state.js";
+import { addLog, redraw } from "./state.js";
 
 /** The other seats' moves that change what the table shows: drawn one at a time (`PACES`). */
 const PACED = new Set(["drew", "took_upcard", "claim_won", "discarded", "went_down", "laid_off"]);
@@ -109,12 +109,13 @@ function applyEvent(view, event) {
 
 /** The view the table shows now: the other seats' move being drawn, or the view read once
  * the events it holds are drawn (at once after the person's own action, or after CATCH_UP_MS
- * when its events do not come). A finished game's view waits for its events too: its
- * places come after the last round's moves and summary. */
+ * when its events do not come). A new round's view, and a finished game's, wait for their
+ * events too: the round's summary comes before the next round's table, and the places
+ * after the last round's moves and summary. */
 export function shownView(st) {
   if (st.pace) return st.pace;
   const v = st.view;
-  if (!st.drawn || v.status === "waiting" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq || roundOf(st.drawn) !== roundOf(v)) {
+  if (!st.drawn || v.status === "waiting" || v.last_event <= st.logSeq || v.last_event <= st.ownSeq) {
     st.drawn = v;
     st.logSeq = Math.max(st.logSeq, v.last_event);
   } else if (!st.catchUp) {
