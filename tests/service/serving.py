@@ -253,7 +253,7 @@ class RedisProcess:
     def start(self) -> None:
         command = [
             self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-            "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", "redis.log",
+            "--appendonly", "yes", "--appendfsync", "no", "--save", "", "--logfile", "redis.log",
             *self.extra_args,
         ]  # fmt: skip
         self.proc = subprocess.Popen(command, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -135,7 +135,7 @@ class EmbeddedRedis:
             "--dbfilename", "mayi.rdb",
             "--appendonly", "yes",
             "--appendfilename", "appendonly.aof",
-            "--appendfsync", "everysec",
+            "--appendfsync", "no",  # docs/decisions/0023
             "--maxclients", "4000",
             "--logfile", "redis.log",
         ]  # fmt: skip
