@@ -27,6 +27,8 @@ import redis
 import requests
 from http_moves import auth, move_request
 
+from mayi_service.storage.embedded import APPENDFSYNC
+
 MAYI = shutil.which("mayi", path=str(Path(sys.executable).parent)) or shutil.which("mayi")
 #: Caps of the waits (generous: the machine may be loaded); never assertions on speed.
 READY_SECONDS = 120.0
@@ -253,7 +255,7 @@ class RedisProcess:
     def start(self) -> None:
         command = [
             self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-            "--appendonly", "yes", "--appendfsync", "no", "--save", "", "--logfile", "redis.log",
+            "--appendonly", "yes", "--appendfsync", APPENDFSYNC, "--save", "", "--logfile", "redis.log",
             *self.extra_args,
         ]  # fmt: skip
         self.proc = subprocess.Popen(command, cwd=self.dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

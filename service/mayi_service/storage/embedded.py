@@ -107,6 +107,11 @@ def _terminate(pid: int, seconds: float = 30.0) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
+#: The AOF's fsync policy: ``no`` writes the AOF before every answer, so a Redis that dies
+#: loses no acknowledged write (docs/decisions/0023); the compose file's Redis uses it too.
+APPENDFSYNC = "no"
+
+
 class EmbeddedRedis:
     """The embedded ``redis-server`` of one data directory, run by this process."""
 
@@ -135,7 +140,7 @@ class EmbeddedRedis:
             "--dbfilename", "mayi.rdb",
             "--appendonly", "yes",
             "--appendfilename", "appendonly.aof",
-            "--appendfsync", "no",  # docs/decisions/0023
+            "--appendfsync", APPENDFSYNC,
             "--maxclients", "4000",
             "--logfile", "redis.log",
         ]  # fmt: skip

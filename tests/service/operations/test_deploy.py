@@ -14,6 +14,7 @@ import yaml
 from click.testing import CliRunner
 
 from mayi_service.cli import main
+from mayi_service.storage.embedded import APPENDFSYNC
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -41,6 +42,8 @@ def _check_command(argv: list[str]) -> None:
         assert issubclass(worker_class, GeventWorker), "long-polls and SSE must not cost a thread each: gevent"
     elif program.startswith("redis-server"):
         assert "--appendonly" in argv and argv[argv.index("--appendonly") + 1] == "yes", "Redis must persist (AOF)"
+        # Written before each answer, as the embedded Redis is: a killed Redis loses no acknowledged action.
+        assert argv[argv.index("--appendfsync") + 1] == APPENDFSYNC, "--appendfsync is not the embedded Redis' policy"
     else:
         raise AssertionError(f"unexpected program {program}")
 
@@ -52,6 +55,7 @@ def test_compose_services_and_commands(monkeypatch, tmp_path):
     assert {"redis", "api", "worker"} <= set(services)
     for name in ("redis", "api", "worker"):
         _check_command(services[name]["command"])
+    _check_command(services["redis-node-1"]["command"])  # the cluster's nodes (one anchor)
     assert services["api"]["environment"]["REDIS_URL"].startswith("redis://redis:")
     assert services["worker"]["environment"]["REDIS_URL"] == services["api"]["environment"]["REDIS_URL"]
     assert "healthcheck" in services["redis"] and "healthcheck" in services["api"]
